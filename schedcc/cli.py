@@ -1,0 +1,90 @@
+"""The ``schedcc`` command: argument parsing and printing only.
+
+``schedcc FILE --target T`` schedules every block of FILE; other commands
+(``schedcc targets``, ...) are subcommands registered in :data:`COMMANDS`.
+Errors in the input print ``file:line:col: error: ...`` and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+from typing import Callable
+
+from . import __version__
+from .errors import SchedccError, attach_source
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+# Subcommands: name -> module with HELP, add_arguments(parser) and run(args) -> int.
+COMMANDS: dict[str, str] = {
+    "targets": "schedcc.commands.targets",
+}
+DEFAULT_COMMAND = "schedcc.commands.schedule"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors exit with 2 and say what to do, as schedcc's errors do."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(EXIT_INPUT)
+
+
+def _load(module: str):
+    return importlib.import_module(module)
+
+
+def build_parser(command: str | None) -> argparse.ArgumentParser:
+    module = _load(COMMANDS[command] if command else DEFAULT_COMMAND)
+    prog = "schedcc" + (f" {command}" if command else "")
+    epilog = None
+    if command is None:
+        lines = ["other commands:"]
+        for name, mod in COMMANDS.items():
+            lines.append(f"  schedcc {name:<10} {_load(mod).HELP}")
+        lines.append("")
+        lines.append("'schedcc COMMAND --help' describes a command. Docs: docs/tutorial.md, docs/cli.md")
+        epilog = "\n".join(lines)
+    parser = _Parser(prog=prog, description=module.DESCRIPTION, epilog=epilog,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"schedcc {__version__}")
+    module.add_arguments(parser)
+    parser.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    parser = build_parser(command)
+    args = parser.parse_args(args_list[1:] if command else args_list)
+    run: Callable[[argparse.Namespace], int] = args._run
+    try:
+        return run(args)
+    except SchedccError as err:
+        text = getattr(args, "_source_text", None)
+        if text is not None:
+            attach_source(err, text)
+        sys.stderr.write(err.render() + "\n")
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write("schedcc: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as err:  # a bug in schedcc: say so plainly, no traceback by default
+        if os.environ.get("SCHEDCC_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(f"schedcc: internal error: {type(err).__name__}: {err}\n"
+                         "  this is a bug in schedcc, not in your input; rerun with SCHEDCC_DEBUG=1 "
+                         "for details and report it\n")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""``schedcc FILE --target T``: list-schedule every block and report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..driver import schedule_program
+from ..emit.json_out import dumps, program_json
+from ..emit.text import format_explain, format_program
+from ..fileio import read_input, write_output
+from ..frontends.ir_text import parse
+from ..ir import print_program
+from ..sched.priority import PRIORITIES, PRIORITY_HELP
+from ..viz.dag_dot import results_to_dot, write_dag_picture
+
+HELP = "schedule a program (the default command)"
+DESCRIPTION = """\
+Schedule every basic block of FILE for a machine model and report the
+schedule, the cycles saved against the original order and a lower bound.
+
+examples:
+  schedcc examples/lecture.ir --target mips4
+  schedcc examples/lecture.ir --target mips4 --explain --emit-dag dag.svg
+  schedcc prog.ir --target la464 --format json -o prog.sched.ir"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
+    parser.add_argument("-t", "--target", default="generic",
+                        help="machine model: a name from 'schedcc targets' or a path to a .toml file "
+                             "(default: generic)")
+    parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
+                        help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the scheduled program as IR to OUT")
+    parser.add_argument("--emit-dag", metavar="FILE", help="draw the dependence DAG (.svg, .png, .pdf or .dot)")
+    parser.add_argument("--explain", action="store_true",
+                        help="explain the scheduler's steps cycle by cycle (text output)")
+    check = parser.add_mutually_exclusive_group()
+    check.add_argument("--verify", dest="verify", action="store_true", default=None,
+                       help="verify every schedule, even of very large blocks")
+    check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+
+
+def run(args: argparse.Namespace) -> int:
+    text, name = read_input(args.file)
+    args._source_text = text
+    program = parse(text, name)
+    result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
+                              check=args.verify)
+    notes = []
+    inputs = (args.file,)
+    # Everything is computed before anything is written: a failure leaves no half-written files.
+    if args.output:
+        write_output(args.output, print_program(result.scheduled_program()), inputs)
+    if args.emit_dag:
+        title = f"{name} on {result.target.name}: dependence DAG (red: critical path)"
+        note = write_dag_picture(results_to_dot(result.blocks, title), args.emit_dag, inputs)
+        if note:
+            notes.append(note)
+    if args.format == "json":
+        sys.stdout.write(dumps(program_json(result, args.priority)))
+    else:
+        sys.stdout.write(format_program(result))
+        if args.explain:
+            for res in result.blocks:
+                sys.stdout.write("\n" + format_explain(res))
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0

@@ -1,0 +1,1 @@
+"""Back ends: text tables, explanations and JSON for schedules."""

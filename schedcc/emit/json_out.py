@@ -1,0 +1,59 @@
+"""The JSON document of ``--format json`` (schema: ``docs/json.md``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import __version__
+from ..driver import BlockResult, ProgramResult
+
+SCHEMA_VERSION = 1
+
+
+def block_json(res: BlockResult) -> dict[str, Any]:
+    dag, s = res.dag, res.schedule
+    instructions = []
+    for n, d in dag.nodes(data=True):
+        instr = d["instr"]
+        instructions.append({
+            "id": n, "text": str(instr), "opcode": instr.opcode, "class": d.get("opclass"),
+            "units": list(d.get("units", ())), "unit": s.unit[n], "latency": d["latency"],
+            "occupancy": d.get("occupancy", 1), "line": instr.loc.line if instr.loc else None,
+        })
+    edges = [{"src": u, "dst": v, "kind": d["kind"], "latency": d["latency"], "reason": d["reason"],
+              **({"mem": d["mem"]} if "mem" in d else {})}
+             for u, v, d in sorted(dag.edges(data=True), key=lambda e: (e[0], e[1]))]
+    return {
+        "function": res.function.name,
+        "block": res.block.label,
+        "instructions": instructions,
+        "edges": edges,
+        "schedule": [{"id": n, "cycle": s.cycle[n], "unit": s.unit[n]} for n in s.order],
+        "original_schedule": [{"id": n, "cycle": res.original.cycle[n], "unit": res.original.unit[n]}
+                              for n in sorted(res.original.cycle)],
+        "makespan": res.makespan,
+        "original_makespan": res.original_makespan,
+        "saved": res.saved,
+        "lower_bound": res.bound.value,
+        "lower_bound_detail": {"critical_path": res.bound.critical_path, "resource": res.bound.resource,
+                               "limited_by": res.bound.limited_by},
+        "verified": res.verified,
+    }
+
+
+def program_json(result: ProgramResult, priority: str) -> dict[str, Any]:
+    t = result.target
+    return {
+        "schedcc": __version__,
+        "schema": SCHEMA_VERSION,
+        "source": result.program.source,
+        "target": {"name": t.name, "issue_width": t.issue_width,
+                   "units": {g: len(m) for g, m in t.groups.items()}},
+        "priority": priority,
+        "blocks": [block_json(r) for r in result.blocks],
+    }
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2) + "\n"

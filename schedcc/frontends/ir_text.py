@@ -1,0 +1,499 @@
+"""Front end for the schedcc IR text format (grammar: ``grammar/ir.lark``).
+
+Parsing runs in two steps. Lark's LALR parser turns each line into a
+statement (function head, ``}``, label or instruction); :class:`_Builder` then
+assembles functions and blocks and checks what a grammar cannot (labels that
+exist, operand shapes). Both report errors as :class:`SchedccError` with the
+file, line, column and a caret.
+
+Example::
+
+    >>> prog = parse("t0 = t1 + t2\\n")
+    >>> str(prog.functions[0].blocks[0].instrs[0])
+    't0 = t1 + t2'
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..errors import SchedccError, attach_source
+from ..ir import (
+    INFIX_OPCODES, Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym,
+)
+from ..resources import grammar_path
+
+# Multipliers for numbers with units in attributes. Sizes become bytes, times
+# become microseconds (the unit of Chrome traces).
+UNIT_SCALE: dict[str, float] = {
+    "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+    "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+    "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6,
+}
+
+_TERMINAL_WORDS = {
+    "NAME": "a name",
+    "SREG": "a register ($t0, %v)",
+    "NUMBER": "a number",
+    "ARRAY": "an array reference (A[i])",
+    "_NL": "end of line",
+    "$END": "end of file",
+    "STRING": "a string",
+    "UNIT": "a unit (KiB, MiB, GiB, KB, MB, GB, us, ms)",
+}
+
+
+def parse_number(text: str) -> int | float:
+    """``42``, ``0x1f``, ``2.5``, ``1e9`` -> int or float."""
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    if any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+class _MemRef(NamedTuple):
+    mem: Mem
+    tok: Token
+
+
+class _Stmt(NamedTuple):
+    kind: str  # "func", "end", "label", "instr"
+    tok: Token  # first token of the line, for locations
+    data: Any
+
+
+def _tok_loc(tok: Token, file: str) -> Loc:
+    return Loc(file, tok.line or 0, tok.column or 0)
+
+
+class _Lines(Transformer):
+    """Turns each parsed line into a :class:`_Stmt`. Operands stay tokens until
+    :class:`_Builder` knows whether a name is a register or a label."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    # -- leaves -------------------------------------------------------------
+    def reg(self, c):
+        return c[0]
+
+    def const(self, c):
+        return Const(parse_number(c[0]), str(c[0]))
+
+    def neg_const(self, c):
+        return Const(-parse_number(c[0]), "-" + str(c[0]))
+
+    def binop(self, c):
+        return str(c[0])
+
+    # -- memory references ---------------------------------------------------
+    def aconst(self, c):
+        return ({}, parse_number(c[0]), c[0])
+
+    def areg(self, c):
+        return ({str(c[0]): 1}, 0, c[0])
+
+    def ascaled(self, c):
+        return ({str(c[1]): int(parse_number(c[0]))}, 0, c[0])
+
+    def ascaled_r(self, c):
+        return ({str(c[0]): int(parse_number(c[1]))}, 0, c[0])
+
+    def neg_term(self, c):
+        terms, const, tok = c[0]
+        return ({r: -k for r, k in terms.items()}, -const, tok)
+
+    def affine(self, c):
+        terms: dict[str, int] = {}
+        const = 0
+        sign = 1
+        for item in c:
+            if isinstance(item, Token) and item in ("+", "-"):
+                sign = 1 if item == "+" else -1
+                continue
+            t, k, tok = item
+            if isinstance(k, float):
+                raise self._error(tok, "an index or offset must be an integer")
+            for r, coef in t.items():
+                terms[r] = terms.get(r, 0) + sign * coef
+            const += sign * k
+            sign = 1
+        return (Affine.of(terms, const), c[0][2] if isinstance(c[0], tuple) else c[0])
+
+    def array_ref(self, c):
+        name, (aff, _) = c
+        return _MemRef(Mem(str(name), aff), name)
+
+    def pointer_ref(self, c):
+        aff, tok = c[0]
+        if len(aff.terms) != 1 or aff.terms[0][1] != 1:
+            raise self._error(tok, f"a pointer reference is [base] or [base + offset], not [{aff}]")
+        return _MemRef(Mem(None, aff), tok)
+
+    # -- attributes ----------------------------------------------------------
+    def _number_attr(self, num: Token, unit: Token | None, negative: bool) -> Attr:
+        value = parse_number(num)
+        text = ("-" if negative else "") + str(num) + (str(unit) if unit else "")
+        if unit is not None:
+            value = value * UNIT_SCALE[str(unit)]
+            if float(value).is_integer() and str(unit) not in ("ns", "us", "ms", "s"):
+                value = int(value)
+        return Attr(-value if negative else value, text)
+
+    def attr_number(self, c):
+        return self._number_attr(c[0], c[1] if len(c) > 1 else None, False)
+
+    def attr_neg_number(self, c):
+        return self._number_attr(c[0], c[1] if len(c) > 1 else None, True)
+
+    def attr_name(self, c):
+        word = str(c[0])
+        if word in ("true", "false"):
+            return Attr(word == "true")
+        return Attr(word)
+
+    def attr_string(self, c):
+        return Attr(str(c[0])[1:-1], str(c[0]))
+
+    def attr(self, c):
+        return (c[0], c[1])
+
+    def attrs(self, c):
+        seen: dict[str, Token] = {}
+        out = []
+        for item in c:
+            if item is None:
+                continue
+            key, value = item
+            if str(key) in seen:
+                raise self._error(key, f"attribute '{key}' given twice")
+            seen[str(key)] = key
+            out.append((str(key), value))
+        return tuple(out)
+
+    # -- instruction forms -----------------------------------------------------
+    # Each returns (first token, opcode, dest token, operand list, syntax).
+    def binary(self, c):
+        dest, a, op, b = c
+        return (dest, INFIX_OPCODES[op], dest, [a, b], "infix")
+
+    def neg(self, c):
+        return (c[0], "neg", c[0], [c[1]], "neg")
+
+    def copy(self, c):
+        return (c[0], "mov", c[0], [c[1]], "copy")
+
+    def load_sugar(self, c):
+        return (c[0], "load", c[0], [c[1]], "named")
+
+    def named(self, c):
+        dest, opcode, ops = c
+        return (dest, str(opcode), dest, ops, "named")
+
+    def call(self, c):
+        dest, callee, *args = c
+        return (dest, "call", dest, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+
+    def store_sugar(self, c):
+        ref, value = c
+        return (ref.tok, "store", None, [ref, value], "named")
+
+    def effect(self, c):
+        opcode = c[0]
+        ops = c[1] if len(c) > 1 and c[1] is not None else []
+        return (opcode, str(opcode), None, ops, "named")
+
+    def effect_call(self, c):
+        callee, *args = c
+        return (callee, "call", None, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+
+    def operands(self, c):
+        return list(c)
+
+    def instr(self, c):
+        form = c[0]
+        attrs = c[1] if len(c) > 1 and c[1] is not None else ()
+        return _Stmt("instr", form[0], (form, attrs))
+
+    # -- structure ---------------------------------------------------------------
+    def func_head(self, c):
+        name, *params = c
+        return _Stmt("func", name, [p for p in params if p is not None])
+
+    def func_end(self, c):
+        return _Stmt("end", None, None)
+
+    def label(self, c):
+        return _Stmt("label", c[0], str(c[0]))
+
+    def start(self, c):
+        return list(c)
+
+    def _error(self, tok: Token, message: str) -> SchedccError:
+        return SchedccError(message, _tok_loc(tok, self.file), width=max(len(str(tok)), 1))
+
+
+@functools.lru_cache(maxsize=1)
+def _grammar_text() -> str:
+    return grammar_path("ir.lark").read_text()
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> tuple[Lark, _Lines]:
+    # The transformer runs inside the LALR parser: no parse tree is built,
+    # which keeps 100,000-line files fast.
+    lines = _Lines("<input>")
+    return Lark(_grammar_text(), parser="lalr", lexer="contextual",
+                transformer=lines, maybe_placeholders=True), lines
+
+
+@functools.lru_cache(maxsize=1)
+def _plain_parser() -> Lark:
+    return Lark(_grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True)
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    try:
+        term = _plain_parser().get_terminal(name)
+    except KeyError:
+        return name
+    pattern = term.pattern
+    if pattern.type == "str":
+        return f"'{pattern.value}'"
+    return name.lower()
+
+
+def describe_expected(names: set[str] | frozenset[str]) -> str:
+    words = sorted({_describe_terminal(n) for n in names}, key=lambda w: (not w.startswith("'"), w))
+    if not words:
+        return ""
+    if len(words) == 1:
+        return f"expected {words[0]}"
+    return "expected one of: " + ", ".join(words)
+
+
+def _syntax_error(err: UnexpectedInput, file: str) -> SchedccError:
+    if isinstance(err, UnexpectedCharacters):
+        char = err.char if err.char not in "\r\n" else "end of line"
+        msg = f"unexpected character '{char}'"
+        expected = describe_expected(err.allowed or set())
+        return SchedccError(msg, Loc(file, err.line, err.column), notes=[expected] if expected else [])
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "_NL":
+            what = "end of line"
+        elif tok.type == "$END":
+            what = "end of file"
+        else:
+            what = f"'{tok}'"
+        expected = describe_expected(set(err.expected))
+        line = tok.line if tok.line is not None else err.line
+        col = tok.column if tok.column is not None else err.column
+        return SchedccError(f"unexpected {what}", Loc(file, line, col),
+                            notes=[expected] if expected else [],
+                            width=1 if tok.type in ("_NL", "$END") else len(str(tok)))
+    if isinstance(err, UnexpectedEOF):
+        expected = describe_expected(set(err.expected))
+        return SchedccError("unexpected end of file", None, notes=[expected] if expected else [])
+    return SchedccError(str(err))
+
+
+def parse(text: str, filename: str = "<input>") -> Program:
+    """Parse IR *text* into a :class:`Program`.
+
+    Raises :class:`SchedccError` (with location and source line) on bad input.
+    Runs in time linear in the length of the text.
+    """
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        try:
+            lark, lines = _parser()
+            lines.file = filename
+            stmts = lark.parse(text)
+        except UnexpectedInput as err:
+            raise _syntax_error(err, filename) from None
+        except Exception as err:  # errors raised inside transformer callbacks
+            inner = getattr(err, "orig_exc", None)
+            if isinstance(inner, SchedccError):
+                raise inner from None
+            raise
+        return _Builder(filename).build(stmts)
+    except SchedccError as err:
+        raise attach_source(err, text) from None
+
+
+# -- from lines to functions and blocks -------------------------------------------
+
+_LABEL_POSITIONS = {"br": (1, 2), "jmp": (0,)}
+
+
+@dataclass
+class _OpenFunc:
+    name: str
+    params: tuple[Reg, ...]
+    tok: Token | None
+    implicit: bool
+
+
+class _Builder:
+    def __init__(self, file: str):
+        self.file = file
+        self.functions: list[Function] = []
+        self.blocks: list[Block] = []
+        self.instrs: list[Instr] = []
+        self.label: str | None = None
+        self.label_tok: Token | None = None
+        self.labels: dict[str, Token | None] = {}
+        self.branch_refs: list[tuple[str, Token]] = []
+        self.func: _OpenFunc | None = None
+
+    def loc(self, tok: Token | None) -> Loc | None:
+        return _tok_loc(tok, self.file) if tok is not None else None
+
+    def error(self, tok: Token | None, message: str, notes: list[str] | None = None) -> SchedccError:
+        width = len(str(tok)) if tok is not None else 1
+        return SchedccError(message, self.loc(tok), notes=notes or [], width=width)
+
+    def build(self, stmts: list[_Stmt]) -> Program:
+        explicit = any(s.kind == "func" for s in stmts)
+        if not explicit:
+            self.func = _OpenFunc("main", (), None, implicit=True)
+        for stmt in stmts:
+            getattr(self, "_on_" + stmt.kind)(stmt)
+        if self.func is not None:
+            if not self.func.implicit:
+                raise self.error(self.func.tok, f"function '{self.func.name}' is never closed",
+                                 ["add a line with '}' at its end"])
+            self._close_function()
+        names: dict[str, Function] = {}
+        for f in self.functions:
+            if f.name in names:
+                raise SchedccError(f"function '{f.name}' is defined twice", f.loc,
+                                   notes=[f"first defined at {names[f.name].loc}"])
+            names[f.name] = f
+        return Program(tuple(self.functions), self.file)
+
+    # statements --------------------------------------------------------------------
+    def _on_func(self, stmt: _Stmt) -> None:
+        if self.func is not None:
+            raise self.error(stmt.tok, f"function '{self.func.name}' is not closed before this one starts",
+                             ["add a line with '}' before 'func'"])
+        params = tuple(Reg(str(p)) for p in stmt.data)
+        self.func = _OpenFunc(str(stmt.tok), params, stmt.tok, implicit=False)
+
+    def _on_end(self, stmt: _Stmt) -> None:
+        if self.func is None or self.func.implicit:
+            raise SchedccError("'}' without a function to close", None)
+        self._close_function()
+
+    def _on_label(self, stmt: _Stmt) -> None:
+        self._need_function(stmt.tok)
+        name = stmt.data
+        if name in self.labels:
+            first = self.labels[name]
+            raise self.error(stmt.tok, f"duplicate label '{name}'",
+                             [f"first defined at {self.loc(first)}"] if first is not None else [])
+        self._close_block()
+        self.label, self.label_tok = name, stmt.tok
+        self.labels[name] = stmt.tok
+
+    def _on_instr(self, stmt: _Stmt) -> None:
+        self._need_function(stmt.tok)
+        (first, opcode, dest, ops, syntax), attrs = stmt.data
+        if self.instrs and self.instrs[-1].is_terminator:
+            raise self.error(first, f"instruction after '{self.instrs[-1].opcode}' needs a label",
+                             ["a terminator ends its block; start a new block with 'name:'"])
+        operands = self._operands(opcode, ops, first)
+        instr = Instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands),
+                      attrs, self.loc(first), syntax)
+        self._check_shape(instr, first)
+        self.instrs.append(instr)
+
+    # helpers -------------------------------------------------------------------------
+    def _need_function(self, tok: Token) -> None:
+        if self.func is None:
+            raise self.error(tok, "statement outside a function",
+                             ["in a file with functions, every instruction belongs inside 'func name(...) { ... }'"])
+
+    def _operands(self, opcode: str, ops: list, first: Token) -> list:
+        label_positions = _LABEL_POSITIONS.get(opcode, ())
+        out = []
+        for pos, op in enumerate(ops):
+            if isinstance(op, _MemRef):
+                out.append(op.mem)
+            elif isinstance(op, Token):
+                if pos in label_positions:
+                    if op.type != "NAME":
+                        raise self.error(op, f"'{op}' is not a label")
+                    self.branch_refs.append((str(op), op))
+                    out.append(Label(str(op)))
+                else:
+                    out.append(Reg(str(op)))
+            else:
+                out.append(op)
+        return out
+
+    def _check_shape(self, instr: Instr, tok: Token) -> None:
+        op, ops = instr.opcode, instr.operands
+        usage = {
+            "br": "br takes a condition and two labels: br c, L1, L2",
+            "jmp": "jmp takes one label: jmp L",
+            "ret": "ret takes at most one value: ret or ret v",
+            "load": "load takes one memory reference: d = load A[i] or d = load [p + 8]",
+            "store": "store takes a memory reference and a value: store A[i], v",
+        }
+        ok = True
+        if op == "br":
+            ok = len(ops) == 3 and instr.dest is None
+        elif op == "jmp":
+            ok = len(ops) == 1 and instr.dest is None
+        elif op == "ret":
+            ok = len(ops) <= 1 and instr.dest is None and all(not isinstance(o, Mem) for o in ops)
+        elif op == "load":
+            ok = len(ops) == 1 and isinstance(ops[0], Mem) and instr.dest is not None
+        elif op == "store":
+            ok = (len(ops) == 2 and isinstance(ops[0], Mem) and isinstance(ops[1], (Reg, Const))
+                  and instr.dest is None)
+        if not ok:
+            raise self.error(tok, f"malformed '{op}'", [usage[op]])
+        if op not in ("load", "store"):
+            for o in ops:
+                if isinstance(o, Mem):
+                    raise self.error(tok, f"'{op}' cannot take a memory operand ({o})",
+                                     ["only load and store access memory; load the value into a register first"])
+
+    def _close_block(self) -> None:
+        if self.label is None and not self.instrs:
+            return
+        label = self.label if self.label is not None else ("entry" if not self.blocks else f"bb{len(self.blocks)}")
+        if self.label is None:
+            if label in self.labels:
+                raise self.error(self.label_tok, f"duplicate label '{label}'")
+            self.labels[label] = None
+        self.blocks.append(Block(label, tuple(self.instrs), self.loc(self.label_tok)))
+        self.instrs, self.label, self.label_tok = [], None, None
+
+    def _close_function(self) -> None:
+        self._close_block()
+        assert self.func is not None
+        for name, tok in self.branch_refs:
+            if name not in self.labels:
+                import difflib
+                close = difflib.get_close_matches(name, list(self.labels), n=3)
+                notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
+                notes.append(f"labels in '{self.func.name}': {', '.join(self.labels) or 'none'}")
+                raise self.error(tok, f"branch to undefined label '{name}'", notes)
+        blocks = tuple(self.blocks) or (Block("entry", ()),)
+        self.functions.append(Function(self.func.name, self.func.params, blocks,
+                                       self.loc(self.func.tok), self.func.implicit))
+        self.blocks, self.labels, self.branch_refs, self.func = [], {}, [], None

@@ -1,0 +1,348 @@
+"""The schedcc IR: a small three-address code in plain, frozen data classes.
+
+``Program > Function > Block > Instr``. Every instruction knows where it came
+from (:class:`Loc`) so that later passes can report errors in the user's terms.
+:func:`print_program` writes text that :func:`schedcc.parse` reads back to an
+equal program (print -> parse round-trips).
+
+Example::
+
+    >>> from schedcc import parse
+    >>> prog = parse("t0 = t1 + t2\\nstore A[i+1], t0\\n")
+    >>> instr = prog.functions[0].blocks[0].instrs[0]
+    >>> instr.opcode, instr.defs(), instr.uses()
+    ('add', ('t0',), ('t1', 't2'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterator, Union
+
+# Infix operators and the opcode each one stands for. The printer writes an
+# instruction back in infix form when it was written that way.
+INFIX_OPCODES: dict[str, str] = {
+    "+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem",
+    "&": "and", "|": "or", "^": "xor", "<<": "shl", ">>": "shr",
+    "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne",
+}
+OPCODE_INFIX: dict[str, str] = {op: sym for sym, op in INFIX_OPCODES.items()}
+
+TERMINATORS = frozenset({"br", "jmp", "ret"})
+LOAD_OPCODES = frozenset({"load"})
+STORE_OPCODES = frozenset({"store"})
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source position: 1-based line and column."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Reg:
+    """A register (virtual or physical), named as written: ``t0``, ``$t0``, ``%v``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Const:
+    """An integer or floating-point constant."""
+
+    value: int | float
+    text: str | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        return self.text if self.text is not None else repr(self.value)
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(coef * reg) + const``: the index of an array access or a pointer offset.
+
+    Terms are kept sorted by register name, so equal expressions compare equal.
+    """
+
+    terms: tuple[tuple[str, int], ...] = ()
+    const: int = 0
+
+    @staticmethod
+    def of(terms: dict[str, int], const: int = 0) -> "Affine":
+        return Affine(tuple(sorted((r, c) for r, c in terms.items() if c != 0)), const)
+
+    def regs(self) -> tuple[str, ...]:
+        return tuple(r for r, _ in self.terms)
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        for reg, coef in self.terms:
+            text = reg if abs(coef) == 1 else f"{abs(coef)}*{reg}"
+            if not parts:
+                parts.append(text if coef > 0 else f"-{text}")
+            else:
+                parts.append(f"+ {text}" if coef > 0 else f"- {text}")
+        if self.const or not parts:
+            if not parts:
+                parts.append(str(self.const))
+            else:
+                parts.append(f"+ {self.const}" if self.const > 0 else f"- {-self.const}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Mem:
+    """A memory reference: ``A[2*i + 1]`` (array form) or ``[q + 16]`` (pointer form).
+
+    In pointer form ``array`` is ``None`` and ``index`` holds the base register
+    with coefficient 1 plus the byte offset.
+    """
+
+    array: str | None
+    index: Affine
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.array is None
+
+    def regs(self) -> tuple[str, ...]:
+        return self.index.regs()
+
+    def __str__(self) -> str:
+        return f"{self.array or ''}[{self.index}]"
+
+
+@dataclass(frozen=True)
+class Label:
+    """A branch target."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A function name, the callee of ``call``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Operand = Union[Reg, Const, Mem, Label, Sym]
+AttrScalar = Union[int, float, str, bool]
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute value; ``text`` remembers how it was written (``64MiB``)."""
+
+    value: AttrScalar
+    text: str | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        if self.text is not None:
+            return self.text
+        if isinstance(self.value, bool):
+            return "true" if self.value else "false"
+        if isinstance(self.value, str):
+            return self.value if self.value.isidentifier() else f'"{self.value}"'
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One three-address instruction.
+
+    ``syntax`` records the surface form it was written in (``infix``, ``neg``,
+    ``copy``, ``named``, ``call``) so that printing gives back what a person
+    would write. It does not take part in equality.
+    """
+
+    opcode: str
+    dest: Reg | None = None
+    operands: tuple[Operand, ...] = ()
+    attrs: tuple[tuple[str, Attr], ...] = ()
+    loc: Loc | None = field(default=None, compare=False)
+    syntax: str = field(default="named", compare=False)
+
+    # -- dataflow ---------------------------------------------------------
+    def defs(self) -> tuple[str, ...]:
+        """Registers written."""
+        return (self.dest.name,) if self.dest is not None else ()
+
+    def uses(self) -> tuple[str, ...]:
+        """Registers read, in operand order, duplicates removed."""
+        seen: dict[str, None] = {}
+        for op in self.operands:
+            if isinstance(op, Reg):
+                seen[op.name] = None
+            elif isinstance(op, Mem):
+                for r in op.regs():
+                    seen[r] = None
+        return tuple(seen)
+
+    @property
+    def mem_read(self) -> Mem | None:
+        if self.opcode in LOAD_OPCODES and self.operands and isinstance(self.operands[0], Mem):
+            return self.operands[0]
+        return None
+
+    @property
+    def mem_write(self) -> Mem | None:
+        if self.opcode in STORE_OPCODES and self.operands and isinstance(self.operands[0], Mem):
+            return self.operands[0]
+        return None
+
+    @property
+    def is_terminator(self) -> bool:
+        return self.opcode in TERMINATORS
+
+    @property
+    def is_call(self) -> bool:
+        return self.opcode == "call"
+
+    def attr(self, name: str, default: AttrScalar | None = None) -> AttrScalar | None:
+        for key, value in self.attrs:
+            if key == name:
+                return value.value
+        return default
+
+    @property
+    def attr_dict(self) -> dict[str, AttrScalar]:
+        return {k: v.value for k, v in self.attrs}
+
+    def with_operands(self, operands: tuple[Operand, ...], dest: Reg | None = None) -> "Instr":
+        return replace(self, operands=operands, dest=dest if dest is not None else self.dest)
+
+    def __str__(self) -> str:
+        return format_instr(self)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A basic block: a label and straight-line instructions, the terminator (if any) last."""
+
+    label: str
+    instrs: tuple[Instr, ...]
+    loc: Loc | None = field(default=None, compare=False)
+
+    @property
+    def terminator(self) -> Instr | None:
+        if self.instrs and self.instrs[-1].is_terminator:
+            return self.instrs[-1]
+        return None
+
+    def successors(self) -> tuple[str, ...]:
+        term = self.terminator
+        if term is None:
+            return ()
+        return tuple(op.name for op in term.operands if isinstance(op, Label))
+
+    def __len__(self) -> int:
+        return len(self.instrs)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function: parameters and blocks; the first block is the entry.
+
+    ``implicit`` marks the function a file of bare instructions becomes
+    (``main`` with block ``entry``); it prints without the ``func`` wrapper.
+    """
+
+    name: str
+    params: tuple[Reg, ...]
+    blocks: tuple[Block, ...]
+    loc: Loc | None = field(default=None, compare=False)
+    implicit: bool = field(default=False, compare=False)
+
+    def block(self, label: str) -> Block:
+        for b in self.blocks:
+            if b.label == label:
+                return b
+        raise KeyError(label)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A parsed file: its functions and the name it was read from."""
+
+    functions: tuple[Function, ...]
+    source: str = field(default="<input>", compare=False)
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def blocks(self) -> Iterator[tuple[Function, Block]]:
+        for f in self.functions:
+            for b in f.blocks:
+                yield f, b
+
+    def __str__(self) -> str:
+        return print_program(self)
+
+
+# -- printing ---------------------------------------------------------------
+
+def _attrs_text(attrs: tuple[tuple[str, Attr], ...]) -> str:
+    if not attrs:
+        return ""
+    return " {" + ", ".join(f"{k} = {v}" for k, v in attrs) + "}"
+
+
+def format_instr(instr: Instr) -> str:
+    """Render one instruction as IR text (without indentation or comment)."""
+    ops = instr.operands
+    dest = f"{instr.dest} = " if instr.dest is not None else ""
+    if instr.syntax == "infix" and instr.opcode in OPCODE_INFIX and len(ops) == 2:
+        body = f"{ops[0]} {OPCODE_INFIX[instr.opcode]} {ops[1]}"
+    elif instr.syntax == "neg" and instr.opcode == "neg" and len(ops) == 1:
+        body = f"-{ops[0]}"
+    elif instr.syntax == "copy" and instr.opcode == "mov" and len(ops) == 1 and dest:
+        body = str(ops[0])
+    elif instr.opcode == "call" and ops and isinstance(ops[0], Sym):
+        body = f"call {ops[0]}(" + ", ".join(str(o) for o in ops[1:]) + ")"
+    else:
+        body = instr.opcode + (" " + ", ".join(str(o) for o in ops) if ops else "")
+    return dest + body + _attrs_text(instr.attrs)
+
+
+def print_block(block: Block, indent: str = "  ", label: bool = True) -> str:
+    lines = [f"{block.label}:"] if label else []
+    lines.extend(indent + format_instr(i) for i in block.instrs)
+    return "\n".join(lines)
+
+
+def print_function(func: Function) -> str:
+    params = ", ".join(str(p) for p in func.params)
+    parts = [f"func {func.name}({params}) {{"]
+    parts.extend(print_block(b) for b in func.blocks)
+    parts.append("}")
+    return "\n".join(parts)
+
+
+def print_program(program: Program) -> str:
+    """Print *program* as IR text that parses back to an equal program."""
+    funcs = program.functions
+    if len(funcs) == 1 and funcs[0].implicit:
+        blocks = funcs[0].blocks
+        if len(blocks) == 1 and blocks[0].label == "entry":
+            return print_block(blocks[0], indent="", label=False) + "\n"
+        return "\n".join(print_block(b) for b in blocks) + "\n"
+    return "\n\n".join(print_function(f) for f in funcs) + "\n"

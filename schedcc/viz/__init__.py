@@ -1,0 +1,1 @@
+"""Pictures: the dependence DAG (Graphviz), timelines, pipeline diagrams."""
