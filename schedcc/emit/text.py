@@ -29,7 +29,7 @@ def stall_reason(res: BlockResult, node: int, previous_cycle: int | None) -> str
     cycles = "cycle" if gap == 1 else "cycles"
     if binding:
         p = binding[0]
-        return f"stalled {gap} {cycles}: {edge_text(dag, p, node)} from #{p}"
+        return f"stalled {gap} {cycles}: waits for #{p} ({edge_text(dag, p, node)})"
     return f"stalled {gap} {cycles}: unit busy"
 
 
@@ -57,7 +57,7 @@ def summary_line(res: BlockResult) -> str:
     pct = f" ({100 * saved / res.original_makespan:.0f}%)" if res.original_makespan and saved > 0 else ""
     verdict = "saves" if saved >= 0 else "loses"
     bound = res.bound
-    optimal = " (optimal)" if res.makespan == bound.value else ""
+    optimal = ", optimal" if res.makespan == bound.value else ""
     check = "verified" if res.verified else "not verified (large block; use --verify)"
     return (f"makespan {res.makespan} cycles, original order {res.original_makespan}: "
             f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
