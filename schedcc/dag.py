@@ -63,7 +63,7 @@ def has_unknown_side_effects(instr: Instr) -> bool:
     if instr.is_call:
         return True
     return (instr.dest is None and not instr.is_terminator
-            and instr.opcode not in ("store", "nop") and instr.mem_write is None)
+            and instr.opcode != "nop" and instr.mem_write is None)
 
 
 @dataclass(frozen=True)

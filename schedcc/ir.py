@@ -29,8 +29,6 @@ INFIX_OPCODES: dict[str, str] = {
 OPCODE_INFIX: dict[str, str] = {op: sym for sym, op in INFIX_OPCODES.items()}
 
 TERMINATORS = frozenset({"br", "jmp", "ret"})
-LOAD_OPCODES = frozenset({"load"})
-STORE_OPCODES = frozenset({"store"})
 
 
 @dataclass(frozen=True)
@@ -194,17 +192,25 @@ class Instr:
                     seen[r] = None
         return tuple(seen)
 
-    @property
-    def mem_read(self) -> Mem | None:
-        if self.opcode in LOAD_OPCODES and self.operands and isinstance(self.operands[0], Mem):
-            return self.operands[0]
+    def _mem_operand(self) -> Mem | None:
+        for op in self.operands:
+            if isinstance(op, Mem):
+                return op
         return None
 
     @property
+    def mem_read(self) -> Mem | None:
+        """The memory this instruction reads: its memory operand, if it writes a register.
+
+        ``a = load A[i]``, ``ld.d $t0, [$sp + 8]`` (in IR form) and
+        ``x_ub = copy_in xGm[i]`` all read memory this way."""
+        return self._mem_operand() if self.dest is not None else None
+
+    @property
     def mem_write(self) -> Mem | None:
-        if self.opcode in STORE_OPCODES and self.operands and isinstance(self.operands[0], Mem):
-            return self.operands[0]
-        return None
+        """The memory this instruction writes: its memory operand, if it writes no register
+        (``store A[i], v``, ``copy_out yGm[i], y_ub``)."""
+        return self._mem_operand() if self.dest is None else None
 
     @property
     def is_terminator(self) -> bool:

@@ -466,11 +466,13 @@ class _Builder:
                   and instr.dest is None)
         if not ok:
             raise self.error(tok, f"malformed '{op}'", [usage[op]])
-        if op not in ("load", "store"):
-            for o in ops:
-                if isinstance(o, Mem):
-                    raise self.error(tok, f"'{op}' cannot take a memory operand ({o})",
-                                     ["only load and store access memory; load the value into a register first"])
+        mems = [o for o in ops if isinstance(o, Mem)]
+        if len(mems) > 1:
+            raise self.error(tok, f"'{op}' has {len(mems)} memory operands; at most one is allowed",
+                             ["an instruction with a destination reads its memory operand, "
+                              "one without writes it"])
+        if mems and op in ("br", "jmp", "ret", "call"):
+            raise self.error(tok, f"'{op}' cannot take a memory operand ({mems[0]})")
 
     def _close_block(self) -> None:
         if self.label is None and not self.instrs:

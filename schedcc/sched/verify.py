@@ -34,7 +34,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..ir import Block, Instr
+from ..ir import Block, Instr, Mem
 from ..target import Target, load_target
 
 
@@ -59,9 +59,9 @@ class _Ref:
 def _side_effects(instr: Instr) -> bool:
     if instr.opcode == "call":
         return True
-    if instr.dest is not None or instr.opcode in ("store", "nop", "br", "jmp", "ret"):
+    if instr.dest is not None or instr.opcode in ("nop", "br", "jmp", "ret"):
         return False
-    return True
+    return not any(isinstance(op, Mem) for op in instr.operands)
 
 
 def _conflict(a: _Ref, b: _Ref) -> bool:
