@@ -28,7 +28,11 @@ def run(args: argparse.Namespace) -> int:
             extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""
             per = "".join(f" + {a}/{r:g}" for a, r in c.latency_per)
-            print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}; on {'/'.join(c.units)}")
+            if c.cost is not None:
+                args = ", ".join(f"{k}={v}" for k, v in c.params)
+                print(f"  class {c.name}: cost {c.cost}({args}){extra}; on {'/'.join(c.units)}")
+            else:
+                print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}; on {'/'.join(c.units)}")
             print(f"    opcodes: {', '.join(c.opcodes)}")
         return 0
     targets = list_targets()

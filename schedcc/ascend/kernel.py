@@ -1,0 +1,109 @@
+"""The whole Ascend job for one program: tiles, DAG, schedule, flags, check.
+
+:func:`compile_kernels` is the library entry point; the CLI prints its
+:class:`KernelResult` objects with :mod:`schedcc.ascend.report`.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> src = open("examples/ascend/vector_add.ir").read()
+    >>> k = compile_kernels(parse(src), "ascend")[1]     # the loop body
+    >>> k.bottleneck, k.bound, k.sync.flags_before > len(k.sync.flags)
+    ('MTE2', 512, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from ..errors import SchedccError
+from ..ir import Block, Function, Program
+from ..sched import Schedule, list_schedule
+from ..target import Target, check_opcodes, load_target
+from .buffers import TilePlan, plan_tiles
+from .check import CheckResult, check_sync
+from .deps import kernel_dag
+from .model import AscendModel, ascend_model, is_ascend
+from .sync import SyncedKernel, insert_sync
+
+
+@dataclass
+class KernelResult:
+    function: Function
+    block: Block
+    target: Target
+    model: AscendModel
+    tiles: TilePlan
+    dag: nx.DiGraph
+    schedule: Schedule
+    sync: SyncedKernel
+    check: CheckResult | None  # None when checking was turned off
+
+    @property
+    def makespan(self) -> int:
+        return self.schedule.makespan
+
+    @property
+    def busy(self) -> dict[str, int]:
+        """Cycles each pipe is busy (its instructions' occupancy)."""
+        work = {p: 0 for p in self.target.units}
+        for n, d in self.dag.nodes(data=True):
+            work[self.schedule.unit[n]] += d["occupancy"]
+        return work
+
+    @property
+    def bound(self) -> int:
+        """The busiest pipe's work: no schedule of the block is shorter."""
+        return max(self.busy.values(), default=0)
+
+    @property
+    def bottleneck(self) -> str:
+        busy = self.busy
+        return max(busy, key=lambda p: (busy[p], p == "S")) if busy else ""
+
+    @property
+    def serial_cycles(self) -> int:
+        """Cycles with no overlap at all: each instruction starts when the previous one ended."""
+        return sum(d["latency"] for _, d in self.dag.nodes(data=True))
+
+    def utilisation(self) -> dict[str, float]:
+        span = max(self.makespan, 1)
+        return {p: b / span for p, b in self.busy.items()}
+
+
+def compile_block(function: Function, block: Block, target: Target | str, tiles: TilePlan | None = None,
+                  priority: str = "critical-path", check: bool = True) -> KernelResult:
+    """Schedule one block on the Ascend pipes, insert its flags and (by default) check them."""
+    tgt = load_target(target)
+    model = ascend_model(tgt)
+    plan = tiles if tiles is not None else plan_tiles(function, model)
+    dag = kernel_dag(block, tgt)
+    schedule = list_schedule(dag, tgt, priority=priority)
+    synced = insert_sync(dag, schedule, tgt)
+    result = check_sync(block, tgt, synced.stream) if check else None
+    return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
+
+
+def compile_kernels(program: Program, target: Target | str, priority: str = "critical-path",
+                    check: bool = True) -> list[KernelResult]:
+    """Schedule and synchronise every block of *program* for an Ascend *target*.
+
+    Raises :class:`~schedcc.errors.SchedccError` for input errors (unknown
+    opcodes, tiles in the wrong buffer, buffers that overflow) and
+    :class:`~schedcc.ascend.check.SyncCheckError` if the checker finds a
+    problem in the inserted synchronisation (a bug in schedcc).
+    """
+    tgt = load_target(target)
+    if not is_ascend(tgt):
+        raise SchedccError(f"target '{tgt.name}' is not an Ascend model",
+                           notes=["use --target ascend910b (alias ascend) or ascend910a"])
+    check_opcodes(program, tgt)
+    model = ascend_model(tgt)
+    results = []
+    for function in program.functions:
+        plan = plan_tiles(function, model)
+        for block in function.blocks:
+            results.append(compile_block(function, block, tgt, plan, priority, check))
+    return results

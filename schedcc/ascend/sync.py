@@ -1,0 +1,233 @@
+"""Synchronisation insertion: SetFlag/WaitFlag between pipes, PipeBarrier within one.
+
+Input: a kernel DAG (:func:`schedcc.ascend.deps.kernel_dag`) and its
+schedule. The instructions are issued in *stream* order (scheduled cycle,
+scalar instructions last within a cycle); each pipe executes its share in
+that order. Every ``complete`` edge u -> v must make v start after u has
+finished:
+
+* u and v on different pipes: ``SetFlag<HardEvent::U_V>(id)`` right after u
+  (it fires when everything issued to u's pipe so far has finished) and
+  ``WaitFlag<HardEvent::U_V>(id)`` right before v;
+* on the same pipe: ``PipeBarrier<PIPE_X>()`` before v (never on S, which
+  finishes each instruction before it issues the next).
+
+Minimality. A flag is left out when the ordering is already implied by the
+others: pipes are in order, a flag covers everything finished before its
+SetFlag, and flags compose across pipes (transitive reduction). The pass
+keeps, per event, a *vector clock*: for every pipe, the last instruction of
+that pipe known to have finished. Walking the stream, an edge u -> v is
+implied when v's clock already covers u; otherwise a flag is added from the
+latest-finishing unimplied producer first, and the flags into one
+instruction are pruned once more against each other.
+
+Event IDs: flags of one SRC_DST pair share ``event_ids`` IDs (0-7 on 910B).
+A flag reuses an ID when the previous flag with that ID has provably been
+waited for (its WaitFlag is covered by the vector clock at the new
+SetFlag), so the reuse holds whatever the actual timings are.
+
+O((n + e) * p) for p pipes. Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.target import load_target
+    >>> from schedcc.sched import list_schedule
+    >>> from schedcc.ascend.deps import kernel_dag
+    >>> t = load_target("ascend")
+    >>> b = parse("x_ub = copy_in xGm[0] {bytes = 1KiB}\\ny_ub = vexp x_ub {bytes = 1KiB}\\n"
+    ...           "copy_out yGm[0], y_ub {bytes = 1KiB}\\n").functions[0].blocks[0]
+    >>> g = kernel_dag(b, t)
+    >>> k = insert_sync(g, list_schedule(g, t), t)
+    >>> [(f.event, f.event_id) for f in k.flags], k.flags_before
+    ([('MTE2_V', 0), ('V_MTE3', 0)], 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..errors import SchedccError
+from ..sched.schedule import Schedule
+from ..target import Target
+from .model import SCALAR_PIPE, ascend_model
+
+
+@dataclass
+class Flag:
+    """One SetFlag/WaitFlag pair: set after ``src`` on its pipe, waited before ``dst``."""
+
+    src: int
+    dst: int
+    src_pipe: str
+    dst_pipe: str
+    event_id: int = -1
+    covers: list[tuple[int, int]] = field(default_factory=list)  # the edges it was added for
+
+    @property
+    def event(self) -> str:
+        return f"{self.src_pipe}_{self.dst_pipe}"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One item of the emitted program, in issue (stream) order.
+
+    ``kind`` is ``instr`` (``node`` set), ``set`` / ``wait`` (``flag`` indexes
+    :attr:`SyncedKernel.flags`) or ``barrier``; ``pipe`` is the queue it goes to.
+    """
+
+    kind: str
+    pipe: str
+    node: int | None = None
+    flag: int | None = None
+    event: str = ""
+    event_id: int = -1
+
+
+@dataclass
+class SyncedKernel:
+    stream: list[Op]
+    flags: list[Flag]
+    barriers: list[tuple[str, int]]  # (pipe, the node it precedes)
+    flags_before: int                # one flag per cross-pipe edge that needs completion
+    barriers_before: int             # one barrier per same-pipe edge that needs completion
+    order: list[int]                 # nodes in stream order
+    pipe_of: dict[int, str]
+
+
+def stream_order(dag: nx.DiGraph, schedule: Schedule) -> list[int]:
+    """Issue order: by cycle; scalar instructions last within a cycle (S is synchronous)."""
+    rank = {n: i for i, n in enumerate(schedule.order)}
+    return sorted(dag.nodes, key=lambda n: (schedule.cycle[n], schedule.unit[n] == SCALAR_PIPE, rank[n]))
+
+
+def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKernel:
+    """Insert the flags and barriers that make *schedule* safe on the pipes; see the module doc."""
+    model = ascend_model(target)
+    pipes = list(target.units)
+    index = {p: i for i, p in enumerate(pipes)}
+    P = len(pipes)
+    order = stream_order(dag, schedule)
+    pipe_of = {n: schedule.unit[n] for n in dag.nodes}
+    pos: dict[int, int] = {}
+    count = [0] * P
+    for n in order:
+        k = index[pipe_of[n]]
+        pos[n] = count[k]
+        count[k] += 1
+    nodes = dag.nodes
+    end_time = {n: schedule.cycle[n] + nodes[n]["latency"] for n in dag.nodes}
+
+    none = [-1] * P
+    start_vc: dict[int, list[int]] = {}
+    done_vc: dict[int, list[int]] = {}      # frontier once n and all before it on its pipe finished
+    pipe_start = [none] * P                 # clock at the start of the pipe's last instruction
+    pipe_done = [none] * P                  # clock once the pipe's last instruction finished
+    dispatch = none                         # what the scalar pipe knows when it issues
+    flags: list[Flag] = []
+    barriers: list[tuple[str, int]] = []
+    flags_before = barriers_before = 0
+    wait_before: dict[int, list[int]] = {}
+    set_after: dict[int, list[int]] = {}
+    barrier_before: set[int] = set()
+
+    for n in order:
+        p = pipe_of[n]
+        k = index[p]
+        vc = _join(pipe_start[k], dispatch)
+        preds = [(u, d) for u, d in dag.pred[n].items() if d.get("sync") == "complete"]
+        same = [u for u, _ in preds if pipe_of[u] == p]
+        cross = [u for u, _ in preds if pipe_of[u] != p]
+        flags_before += len(cross)
+        barriers_before += len(same) if p != SCALAR_PIPE else 0
+        if p == SCALAR_PIPE:
+            vc = _join(vc, pipe_done[k])
+        elif any(vc[k] < pos[u] for u in same):
+            vc = _join(vc, pipe_done[k])
+            barriers.append((p, n))
+            barrier_before.add(n)
+        base = vc
+        chosen: list[int] = []
+        for u in sorted(cross, key=lambda u: (-end_time[u], -pos[u])):
+            if vc[index[pipe_of[u]]] >= pos[u]:
+                continue
+            vc = _join(vc, done_vc[u])
+            chosen.append(u)
+        chosen = _prune(chosen, base, done_vc, index, pipe_of, pos)
+        for u in chosen:
+            event = f"{pipe_of[u]}_{p}"
+            if event not in model.events:
+                instr_u, instr_n = nodes[u]["instr"], nodes[n]["instr"]
+                raise SchedccError(
+                    f"no HardEvent {event} can order '{instr_u}' ({pipe_of[u]}) before '{instr_n}' ({p})",
+                    instr_n.loc, notes=[f"the model lists the pairs that have events in [ascend] events "
+                                        f"({model.target.path or model.target.name})"])
+            flags.append(Flag(u, n, pipe_of[u], p,
+                              covers=[(v, n) for v in cross if _covers(done_vc[u], v, index, pipe_of, pos)]))
+            wait_before.setdefault(n, []).append(len(flags) - 1)
+            set_after.setdefault(u, []).append(len(flags) - 1)
+        start_vc[n] = vc
+        done = _join(vc, pipe_done[k])
+        done = done[:k] + [pos[n]] + done[k + 1:]
+        done_vc[n] = done
+        pipe_start[k] = vc
+        pipe_done[k] = done
+        if p == SCALAR_PIPE:
+            dispatch = done
+
+    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes)
+    stream: list[Op] = []
+    for n in order:
+        p = pipe_of[n]
+        for f in sorted(wait_before.get(n, ()), key=lambda f: (flags[f].src_pipe, f)):
+            stream.append(Op("wait", p, flag=f, event=flags[f].event, event_id=flags[f].event_id))
+        if n in barrier_before:
+            stream.append(Op("barrier", p))
+        stream.append(Op("instr", p, node=n))
+        for f in sorted(set_after.get(n, ()), key=lambda f: (flags[f].dst_pipe, f)):
+            stream.append(Op("set", p, flag=f, event=flags[f].event, event_id=flags[f].event_id))
+    return SyncedKernel(stream, flags, barriers, flags_before, barriers_before, order, pipe_of)
+
+
+def _join(a: list[int], b: list[int]) -> list[int]:
+    return [x if x >= y else y for x, y in zip(a, b)]
+
+
+def _covers(vc: list[int], u: int, index, pipe_of, pos) -> bool:
+    return vc[index[pipe_of[u]]] >= pos[u]
+
+
+def _prune(chosen: list[int], base: list[int], done_vc, index, pipe_of, pos) -> list[int]:
+    """Drop a chosen flag whose producer the other chosen flags already cover."""
+    keep = list(chosen)
+    for u in list(chosen):
+        others = base
+        for w in keep:
+            if w != u:
+                others = _join(others, done_vc[w])
+        if _covers(others, u, index, pipe_of, pos):
+            keep.remove(u)
+    return keep
+
+
+def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes) -> None:
+    """Give each flag the lowest ID of its pair whose previous use has provably been waited for."""
+    last: dict[tuple[str, int], Flag] = {}
+    for f in sorted(flags, key=lambda f: (pos[f.src], f.dst)):
+        here = done_vc[f.src]
+        for event_id in range(limit):
+            prev = last.get((f.event, event_id))
+            if prev is None or here[index[prev.dst_pipe]] >= pos[prev.dst]:
+                f.event_id = event_id
+                last[(f.event, event_id)] = f
+                break
+        else:
+            busy = [last[(f.event, i)] for i in range(limit)]
+            instr = nodes[f.dst]["instr"]
+            raise SchedccError(
+                f"more than {limit} {f.event} events would be in flight at once: all IDs 0-{limit - 1} "
+                f"are still waiting to be consumed when '{nodes[f.src]['instr']}' sets one",
+                instr.loc, notes=["still in flight: " + "; ".join(
+                    f"ID {b.event_id} before '{nodes[b.dst]['instr']}'" for b in busy),
+                    "fewer tiles in flight (fewer buffers) keep the events within the hardware's IDs"])
