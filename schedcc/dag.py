@@ -45,6 +45,7 @@ from typing import Iterable
 
 import networkx as nx
 
+from ._perf import paused_gc
 from .ir import Block, Instr, Mem
 from .target import Target, load_target
 
@@ -130,12 +131,18 @@ class DagBuilder:
             if producer is not None:
                 self.add(producer, node, "RAW", self.latency[producer], reg)
             self.readers.setdefault(reg, []).append(node)
+        war, waw = self.target.war_latency, self.target.waw_latency
         for reg in instr.defs():
-            for reader in self.readers.get(reg, ()):
-                self.add(reader, node, "WAR", self.target.war_latency, reg)
+            readers = self.readers.get(reg, ())
+            for reader in readers:
+                self.add(reader, node, "WAR", war, reg)
             previous = self.last_def.get(reg)
-            if previous is not None:
-                self.add(previous, node, "WAW", self.target.waw_latency, reg)
+            # previous -> reader (RAW) -> node (WAR) already keeps the writes in
+            # order when that path is at least as long as the WAW latency.
+            redundant = any(r != node for r in readers) and self.latency[previous] + war >= waw \
+                if previous is not None else True
+            if previous is not None and not redundant:
+                self.add(previous, node, "WAW", waw, reg)
             self.last_def[reg] = node
             self.readers[reg] = []
 
@@ -219,8 +226,15 @@ def build_dag(block: Block, target: Target | str | None = None) -> nx.DiGraph:
     the target does not know an opcode. O(n + e), near-linear in n.
     """
     tgt = load_target(target if target is not None else "generic")
+    with paused_gc():
+        return _build(block, tgt)
+
+
+def _build(block: Block, tgt: Target) -> nx.DiGraph:
     builder = DagBuilder(tgt)
-    graph = nx.DiGraph(block=block, target=tgt.name)
+    # Edges only ever go from an earlier to a later instruction, so the node
+    # order is a topological order; schedulers use that instead of sorting.
+    graph = nx.DiGraph(block=block, target=tgt.name, ordered=True)
     nodes = []
     for node, instr in enumerate(block.instrs):
         cls = tgt.class_of(instr)

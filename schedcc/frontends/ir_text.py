@@ -26,7 +26,9 @@ from ..errors import SchedccError, attach_source
 from ..ir import (
     INFIX_OPCODES, Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym,
 )
+from .._perf import paused_gc
 from ..resources import grammar_path
+from .ir_fastpath import fast_statement
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).
@@ -194,7 +196,7 @@ class _Lines(Transformer):
         return (c[0], "load", c[0], [c[1]], "named")
 
     def named(self, c):
-        dest, opcode, ops = c
+        dest, opcode, *ops = c
         return (dest, str(opcode), dest, ops, "named")
 
     def call(self, c):
@@ -228,7 +230,7 @@ class _Lines(Transformer):
         return _Stmt("func", name, [p for p in params if p is not None])
 
     def func_end(self, c):
-        return _Stmt("end", None, None)
+        return _Stmt("end", c[0], None)
 
     def label(self, c):
         return _Stmt("label", c[0], str(c[0]))
@@ -307,19 +309,42 @@ def _syntax_error(err: UnexpectedInput, file: str) -> SchedccError:
     return SchedccError(str(err))
 
 
-def parse(text: str, filename: str = "<input>") -> Program:
+def _statements(text: str, filename: str, fast: bool) -> list[_Stmt]:
+    """Statements of all lines: common lines through the fast path, the rest
+    through Lark (given the text with the fast lines blanked, so that line
+    numbers stay right), merged back in line order."""
+    lark, transformer = _parser()
+    transformer.file = filename
+    if not fast:
+        return lark.parse(text)
+    quick: list[_Stmt] = []
+    rest: list[str] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        stmt = fast_statement(line, number) if line.strip() else None
+        if stmt is None:
+            rest.append(line)
+        else:
+            quick.append(stmt)
+            rest.append("")
+    slow = lark.parse("\n".join(rest)) if any(s.strip() for s in rest) else []
+    if not slow:
+        return quick
+    return sorted(quick + slow, key=lambda s: s.tok.line)
+
+
+def parse(text: str, filename: str = "<input>", *, fast: bool = True) -> Program:
     """Parse IR *text* into a :class:`Program`.
 
     Raises :class:`SchedccError` (with location and source line) on bad input.
-    Runs in time linear in the length of the text.
+    Runs in time linear in the length of the text. ``fast=False`` sends every
+    line through the Lark grammar (the fast path must give the same result).
     """
     if not text.endswith("\n"):
         text += "\n"
     try:
         try:
-            lark, lines = _parser()
-            lines.file = filename
-            stmts = lark.parse(text)
+            with paused_gc():
+                stmts = _statements(text, filename, fast)
         except UnexpectedInput as err:
             raise _syntax_error(err, filename) from None
         except Exception as err:  # errors raised inside transformer callbacks
@@ -327,7 +352,8 @@ def parse(text: str, filename: str = "<input>") -> Program:
             if isinstance(inner, SchedccError):
                 raise inner from None
             raise
-        return _Builder(filename).build(stmts)
+        with paused_gc():
+            return _Builder(filename).build(stmts)
     except SchedccError as err:
         raise attach_source(err, text) from None
 
@@ -393,7 +419,7 @@ class _Builder:
 
     def _on_end(self, stmt: _Stmt) -> None:
         if self.func is None or self.func.implicit:
-            raise SchedccError("'}' without a function to close", None)
+            raise self.error(stmt.tok, "'}' without a function to close")
         self._close_function()
 
     def _on_label(self, stmt: _Stmt) -> None:
