@@ -83,7 +83,7 @@ def fast_statement(text: str, line: int):
             if dest in _KEYWORDS:
                 return None
             d = _token(dest, line, m.start("d") + 1)
-            form = (d, INFIX_OPCODES[m.group("op")], d, [_value(m, "a", line), _value(m, "b", line)], "infix")
+            form = (d, INFIX_OPCODES[m.group("op")], d, [_value(m, "a", line), _value(m, "b", line)], "infix", None)
             return _Stmt("instr", d, (form, ()))
         m = _LOAD.match(text)
         if m is not None:
@@ -91,11 +91,12 @@ def fast_statement(text: str, line: int):
             if dest in _KEYWORDS:
                 return None
             d = _token(dest, line, m.start("d") + 1)
-            return _Stmt("instr", d, ((d, "load", d, [_mem(m, line)], "named"), ()))
+            opc = Token("NAME", "load", line=line, column=m.start("opc") + 1)
+            return _Stmt("instr", d, ((d, "load", d, [_mem(m, line)], "named", opc), ()))
         m = _STORE.match(text)
         if m is not None:
             op = Token("NAME", "store", line=line, column=m.start("opc") + 1)
-            return _Stmt("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named"), ()))
+            return _Stmt("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named", op), ()))
     except ValueError:
         return None
     return None

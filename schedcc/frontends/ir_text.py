@@ -184,37 +184,37 @@ class _Lines(Transformer):
     # Each returns (first token, opcode, dest token, operand list, syntax).
     def binary(self, c):
         dest, a, op, b = c
-        return (dest, INFIX_OPCODES[op], dest, [a, b], "infix")
+        return (dest, INFIX_OPCODES[op], dest, [a, b], "infix", None)
 
     def neg(self, c):
-        return (c[0], "neg", c[0], [c[1]], "neg")
+        return (c[0], "neg", c[0], [c[1]], "neg", None)
 
     def copy(self, c):
-        return (c[0], "mov", c[0], [c[1]], "copy")
+        return (c[0], "mov", c[0], [c[1]], "copy", None)
 
     def load_sugar(self, c):
-        return (c[0], "load", c[0], [c[1]], "named")
+        return (c[0], "load", c[0], [c[1]], "named", None)
 
     def named(self, c):
         dest, opcode, *ops = c
-        return (dest, str(opcode), dest, ops, "named")
+        return (dest, str(opcode), dest, ops, "named", opcode)
 
     def call(self, c):
         dest, callee, *args = c
-        return (dest, "call", dest, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+        return (dest, "call", dest, [Sym(str(callee))] + [a for a in args if a is not None], "call", None)
 
     def store_sugar(self, c):
         ref, value = c
-        return (ref.tok, "store", None, [ref, value], "named")
+        return (ref.tok, "store", None, [ref, value], "named", None)
 
     def effect(self, c):
         opcode = c[0]
         ops = c[1] if len(c) > 1 and c[1] is not None else []
-        return (opcode, str(opcode), None, ops, "named")
+        return (opcode, str(opcode), None, ops, "named", opcode)
 
     def effect_call(self, c):
         callee, *args = c
-        return (callee, "call", None, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+        return (callee, "call", None, [Sym(str(callee))] + [a for a in args if a is not None], "call", None)
 
     def operands(self, c):
         return list(c)
@@ -435,13 +435,13 @@ class _Builder:
 
     def _on_instr(self, stmt: _Stmt) -> None:
         self._need_function(stmt.tok)
-        (first, opcode, dest, ops, syntax), attrs = stmt.data
+        (first, opcode, dest, ops, syntax, opcode_tok), attrs = stmt.data
         if self.instrs and self.instrs[-1].is_terminator:
             raise self.error(first, f"instruction after '{self.instrs[-1].opcode}' needs a label",
                              ["a terminator ends its block; start a new block with 'name:'"])
         operands = self._operands(opcode, ops, first)
         instr = Instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands),
-                      attrs, self.loc(first), syntax)
+                      attrs, self.loc(first), syntax, self.loc(opcode_tok))
         self._check_shape(instr, first)
         self.instrs.append(instr)
 
