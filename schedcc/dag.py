@@ -197,9 +197,8 @@ class DagBuilder:
             return
         region = self.regions.setdefault(acc.region, _Region())
         if acc.writes:
-            if acc.region is None:  # a pointer store orders all arrays behind it
-                for name in [k for k in self.regions if k is not None]:
-                    del self.regions[name]
+            # A store to exactly the same location supersedes the pending
+            # accesses of that location: whatever may alias them aliases it too.
             old = region.stores.pop(acc.key, None)
             region.count -= (old is not None) + len(region.loads.pop(acc.key, ()))
             region.stores[acc.key] = acc
