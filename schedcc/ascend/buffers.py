@@ -131,7 +131,9 @@ def plan_tiles(function: Function, model: AscendModel) -> TilePlan:
         _check_operands(instr, model, plan)
     for instr in instrs:
         size = _size(instr)
-        for reg in [*instr.defs(), *instr.uses()]:
+        # `bytes` sizes every tile the instruction touches; mmad's m x n only its result.
+        touched = [*instr.defs(), *instr.uses()] if instr.attr("bytes") is not None else list(instr.defs())
+        for reg in touched:
             tile = plan.tiles.get(reg)
             if tile is not None and size > tile.bytes:
                 tile.bytes = size

@@ -13,6 +13,10 @@ from ..frontends.ir_text import parse
 from ..ir import print_program
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
+from ..ascend.model import is_ascend
+from ..overrides import apply_overrides
+from ..target import load_target
+from . import _ascend
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -22,7 +26,11 @@ schedule, the cycles saved against the original order and a lower bound.
 examples:
   schedcc examples/lecture.ir --target mips4
   schedcc examples/lecture.ir --target mips4 --explain --emit-dag dag.svg
-  schedcc prog.ir --target la464 --format json -o prog.sched.ir"""
+  schedcc prog.ir --target la464 --format json -o prog.sched.ir
+  schedcc examples/ascend/vector_add.ir --target ascend --emit-timeline pipes.svg
+
+-o writes the output program: the scheduled IR, or for Ascend targets the
+synchronised Ascend C-style code (docs/ascend.md)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the scheduled program as IR to OUT")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the output program to OUT: the scheduled IR, or for Ascend targets the "
+                             "synchronised Ascend C-style code")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override one value of the machine model, by its dotted TOML path "
+                             "(e.g. classes.copy_in.params.bandwidth=128); repeatable")
     parser.add_argument("--emit-dag", metavar="FILE", help="draw the dependence DAG (.svg, .png, .pdf or .dot)")
     parser.add_argument("--explain", action="store_true",
                         help="explain the scheduler's steps cycle by cycle (text output)")
@@ -41,13 +54,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--verify", dest="verify", action="store_true", default=None,
                        help="verify every schedule, even of very large blocks")
     check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+    _ascend.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     args._source_text = text
     program = parse(text, name)
-    result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
+    target = apply_overrides(load_target(args.target), args.set)
+    if is_ascend(target):
+        return _ascend.run(args, program, target, name)
+    _ascend.check_options(args)
+    result = schedule_program(program, target, priority=args.priority, explain=args.explain,
                               check=args.verify)
     notes = []
     inputs = (args.file,)

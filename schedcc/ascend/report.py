@@ -1,0 +1,184 @@
+"""Printing Ascend kernels: Ascend C-style pseudo-code, utilisation, pictures, traces, JSON.
+
+The pseudo-code lists the instructions in issue order, each with the pipe
+whose queue it goes to, and the inserted ``SetFlag`` / ``WaitFlag`` /
+``PipeBarrier`` calls. Cycles are the checker's simulation of that code
+(with the flags), falling back to the schedule's when checking was off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import format_instr
+from .kernel import KernelResult
+
+
+def _times(k: KernelResult) -> tuple[dict[int, int], dict[int, int]]:
+    if k.check is not None:
+        return k.check.start, k.check.end
+    start = dict(k.schedule.cycle)
+    return start, {n: start[n] + k.dag.nodes[n]["latency"] for n in start}
+
+
+def _pad(text: str, width: int = 48) -> str:
+    return text + " " * max(width - len(text), 1)
+
+
+def format_block_code(k: KernelResult) -> list[str]:
+    start, end = _times(k)
+    lines = [f"{k.block.label}:"]
+    instrs = k.block.instrs
+    flags = k.sync.flags
+    for op in k.sync.stream:
+        if op.kind == "instr":
+            n = op.node
+            text = format_instr(instrs[n]) + ";"
+            lines.append("  " + _pad(text) + f"// {op.pipe:<5} #{n}  cycles {start[n]}-{end[n]}")
+        elif op.kind == "set":
+            f = flags[op.flag]
+            lines.append("  " + _pad(f"SetFlag<HardEvent::{op.event}>({op.event_id});")
+                         + f"// {op.pipe:<5} after #{f.src}, for #{f.dst}")
+        elif op.kind == "wait":
+            f = flags[op.flag]
+            lines.append("  " + _pad(f"WaitFlag<HardEvent::{op.event}>({op.event_id});")
+                         + f"// {op.pipe:<5} before #{f.dst}, for #{f.src}")
+        else:
+            lines.append("  " + _pad(f"PipeBarrier<PIPE_{op.pipe}>();") + f"// {op.pipe:<5} drain the pipe")
+    return lines
+
+
+def format_code(kernels: list[KernelResult]) -> str:
+    """The synchronised program of every function, as Ascend C-style pseudo-code."""
+    if not kernels:
+        return ""
+    out = [f"// {kernels[0].target.name}: scheduled and synchronised by schedcc. Instructions are in",
+           "// issue order; the comment names the pipe whose queue each line goes to."]
+    current = None
+    for k in kernels:
+        if k.function is not current:
+            if current is not None:
+                out.append("}")
+            current = k.function
+            params = ", ".join(str(p) for p in k.function.params)
+            out.append(f"__aicore__ void {k.function.name}({params}) {{")
+        out.extend(format_block_code(k))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def format_summary(k: KernelResult) -> str:
+    n = len(k.block.instrs)
+    busy = k.busy
+    makespan = k.check.makespan if k.check is not None else k.makespan
+    clock = k.model.clock_ghz
+    if all(p == "S" for p in k.schedule.unit.values()):
+        return (f"{k.function.name} / {k.block.label}: {n} scalar instruction{'s' if n != 1 else ''}, "
+                f"{makespan} cycle{'s' if makespan != 1 else ''}; no synchronisation needed")
+    lines = [f"{k.function.name} / {k.block.label}: {n} instruction{'s' if n != 1 else ''} on {k.target.name}",
+             f"  makespan {makespan} cycles ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
+             f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
+    span = max(makespan, 1)
+    used = [p for p in k.target.units if busy[p]]
+    if used:
+        lines.append("  pipe   busy  util")
+        for p in used:
+            mark = "  <- bottleneck" if p == k.bottleneck else ""
+            lines.append(f"  {p:<5} {busy[p]:>5}  {100 * busy[p] / span:>3.0f}%{mark}")
+    s = k.sync
+    lines.append(f"  flags: {s.flags_before} cross-pipe dependence{'s' if s.flags_before != 1 else ''} "
+                 f"-> {len(s.flags)} SetFlag/WaitFlag pair{'s' if len(s.flags) != 1 else ''} after reduction; "
+                 f"barriers: {s.barriers_before} same-pipe dependence{'s' if s.barriers_before != 1 else ''} "
+                 f"-> {len(s.barriers)} PipeBarrier")
+    if s.flags:
+        ids: dict[str, set[int]] = {}
+        for f in s.flags:
+            ids.setdefault(f.event, set()).add(f.event_id)
+        lines.append("  event IDs: " + ", ".join(f"{e} {','.join(map(str, sorted(v)))}"
+                                                 for e, v in sorted(ids.items())))
+    if k.check is not None:
+        lines.append("  checked: no read before its producer finished, no overwrite while a reader needs "
+                     "it, no deadlock, no event ID in use twice (for any timing)")
+    else:
+        lines.append("  not checked (--no-verify)")
+    return "\n".join(lines)
+
+
+def format_report(kernels: list[KernelResult]) -> str:
+    if not kernels:
+        return ""
+    t = kernels[0].target
+    head = f"target {t.name}: pipes {', '.join(t.units)}; {kernels[0].model.event_ids} event IDs per pipe pair"
+    parts = [head, ""] + [format_summary(k) + "\n" for k in kernels]
+    return "\n".join(parts)
+
+
+# -- pictures and traces ---------------------------------------------------------------------
+
+def timeline_bars(kernels: list[KernelResult]):
+    """One bar per instruction, one lane per pipe; blocks are laid end to end."""
+    from ..viz.timeline import Bar
+    bars = []
+    offset = 0
+    for k in kernels:
+        start, end = _times(k)
+        for n, d in k.dag.nodes(data=True):
+            instr = d["instr"]
+            occupancy = d["occupancy"]
+            bars.append(Bar(lane=k.schedule.unit[n], start=offset + start[n],
+                            end=offset + start[n] + occupancy, label=instr.opcode,
+                            category=d.get("opclass", ""),
+                            tooltip=f"{k.block.label} #{n} {instr}: cycles {start[n]}-{end[n]} "
+                                    f"(busy {occupancy}, result at {end[n]})"))
+        offset += max(end.values(), default=0)
+    return bars
+
+
+def trace_events(kernels: list[KernelResult]):
+    """Chrome trace events (one thread per pipe) and flows along the inserted flags."""
+    from ..viz.chrome_trace import TraceEvent
+    events, flows = [], []
+    offset = 0
+    for b, k in enumerate(kernels):
+        start, end = _times(k)
+        us = k.model.cycles_to_us
+        process = f"AI core ({k.target.name})"
+        for n, d in k.dag.nodes(data=True):
+            instr = d["instr"]
+            events.append(TraceEvent(
+                name=instr.opcode, process=process, thread=k.schedule.unit[n],
+                start_us=us(offset + start[n]), dur_us=us(end[n] - start[n]), cat=d.get("opclass", ""),
+                args={"instruction": str(instr), "block": f"{k.function.name}/{k.block.label}", "id": n,
+                      "start_cycle": offset + start[n], "end_cycle": offset + end[n],
+                      "busy_cycles": d["occupancy"]},
+                id=f"{b}:{n}"))
+        flows.extend((f"{b}:{f.src}", f"{b}:{f.dst}") for f in k.sync.flags)
+        offset += max(end.values(), default=0)
+    return events, flows
+
+
+def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
+    from .. import __version__
+    out = []
+    for k in kernels:
+        start, end = _times(k)
+        s = k.sync
+        out.append({
+            "function": k.function.name, "block": k.block.label,
+            "makespan": k.check.makespan if k.check is not None else k.makespan,
+            "scheduled_makespan": k.makespan, "serial": k.serial_cycles, "bound": k.bound,
+            "bottleneck": k.bottleneck, "busy": k.busy,
+            "instructions": [{"id": n, "text": str(d["instr"]), "pipe": k.schedule.unit[n],
+                              "start": start[n], "end": end[n], "busy": d["occupancy"]}
+                             for n, d in k.dag.nodes(data=True)],
+            "program": [{"kind": op.kind, "pipe": op.pipe,
+                         **({"id": op.node} if op.node is not None else {}),
+                         **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
+                        for op in s.stream],
+            "flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst} for f in s.flags],
+            "flags_before": s.flags_before, "barriers": len(s.barriers), "barriers_before": s.barriers_before,
+            "checked": k.check is not None,
+        })
+    t = kernels[0].target if kernels else None
+    return {"schedcc": __version__, "target": t.name if t else None,
+            "pipes": list(t.units) if t else [], "kernels": out}

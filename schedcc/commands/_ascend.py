@@ -1,0 +1,67 @@
+"""The Ascend part of ``schedcc FILE --target ascend``: options and output.
+
+Kept out of ``schedule.py`` so that the default command stays small: it
+calls :func:`add_arguments` and, for a target with an ``[ascend]`` table,
+hands the run over to :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..ascend.kernel import compile_kernels
+from ..ascend.report import format_code, format_report, kernels_json, timeline_bars, trace_events
+from ..errors import SchedccError
+from ..fileio import write_output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Ascend targets (--target ascend910b / ascend910a)")
+    group.add_argument("--emit-timeline", metavar="FILE",
+                       help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
+    group.add_argument("--trace", metavar="FILE",
+                       help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
+    group.add_argument("--no-code", action="store_true",
+                       help="do not print the synchronised program (it is still written with -o)")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse Ascend-only options for other targets, before any work is done."""
+    for opt, value in (("--emit-timeline", args.emit_timeline), ("--trace", args.trace)):
+        if value:
+            raise SchedccError(f"{opt} draws the pipes of an Ascend target; '{args.target}' is not one",
+                               notes=["use --target ascend910b (alias ascend) or ascend910a"])
+
+
+def run(args: argparse.Namespace, program, target, name: str) -> int:
+    kernels = compile_kernels(program, target, priority=args.priority, check=args.verify is not False)
+    inputs = (args.file,)
+    notes = []
+    code = format_code(kernels)
+    # Everything is computed before anything is written.
+    if args.output:
+        write_output(args.output, code, inputs)
+    if args.emit_timeline:
+        from ..viz.timeline import write_timeline
+        lanes = [p for p in target.units]
+        note = write_timeline(args.emit_timeline, timeline_bars(kernels), lanes=lanes,
+                              title=f"{name} on {target.name}: pipes over time (blocks end to end)",
+                              inputs=inputs)
+        if note:
+            notes.append(note)
+    if args.trace:
+        from ..viz.chrome_trace import write_chrome_trace
+        events, flows = trace_events(kernels)
+        write_chrome_trace(args.trace, events, flows, metadata={"source": name, "target": target.name},
+                           inputs=inputs)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(kernels_json(kernels), indent=2) + "\n")
+    else:
+        sys.stdout.write(format_report(kernels))
+        if not args.no_code:
+            sys.stdout.write("\n" + code)
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0
