@@ -306,7 +306,9 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
         done = done[:idx[p]] + [qpos[s]] + done[idx[p] + 1:]
         done_vc[s] = done
         last_done[p] = done
-        next_begin[p] = begin if op.kind in ("instr", "set") else done
+        # Only a barrier waits for what came before it on the pipe; after a WaitFlag
+        # the pipe knows what the matching SetFlag knew, not that its own work is done.
+        next_begin[p] = done if op.kind == "barrier" else begin
     node_at = {op.node: s for s, op in enumerate(stream) if op.kind == "instr"}
     for need in required_orderings(block, tgt):
         a, b = node_at[need.before], node_at[need.after]

@@ -8,7 +8,8 @@ edge how the hardware must honour it, in the edge attribute ``sync``:
   So an edge out of an S instruction (a loop counter feeding an address) and
   the write of a scalar register after another pipe has read it (the address
   of ``copy_in xGm[i]`` is read when the copy is issued) need no flag: issuing
-  in the scheduled order is enough.
+  in the scheduled order is enough. An edge out of S still waits for the S
+  instruction's latency.
 * ``"complete"``: everything else (tiles in buffers, global memory) is read
   and written while the instruction runs, so the later instruction may start
   only when the earlier one has *finished*: the edge latency becomes the
@@ -45,6 +46,8 @@ def kernel_dag(block: Block, target: Target) -> nx.DiGraph:
         scalar_war = d["kind"] == "WAR" and pv == SCALAR_PIPE
         if pu == SCALAR_PIPE or scalar_reg or scalar_war or d["kind"] == "CTRL":
             d["sync"] = "dispatch"
+            if pu == SCALAR_PIPE:  # S issues v only once u has finished
+                d["latency"] = max(d["latency"], nodes[u]["latency"])
         else:
             d["sync"] = "complete"
             d["latency"] = max(d["latency"], nodes[u]["latency"])

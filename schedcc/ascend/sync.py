@@ -8,7 +8,9 @@ finished:
 
 * u and v on different pipes: ``SetFlag<HardEvent::U_V>(id)`` right after u
   (it fires when everything issued to u's pipe so far has finished) and
-  ``WaitFlag<HardEvent::U_V>(id)`` right before v;
+  ``WaitFlag<HardEvent::U_V>(id)`` right before v; when the pair has no
+  HardEvent (MTE3 and FIX, say), ``WaitFlag<HardEvent::U_S>`` on the scalar
+  pipe before v is issued;
 * on the same pipe: ``PipeBarrier<PIPE_X>()`` before v (never on S, which
   finishes each instruction before it issues the next).
 
@@ -63,10 +65,14 @@ class Flag:
     dst_pipe: str
     event_id: int = -1
     covers: list[tuple[int, int]] = field(default_factory=list)  # the edges it was added for
+    wait_pipe: str = ""  # the pipe that waits: dst_pipe, or S when the pair has no HardEvent
+
+    def __post_init__(self) -> None:
+        self.wait_pipe = self.wait_pipe or self.dst_pipe
 
     @property
     def event(self) -> str:
-        return f"{self.src_pipe}_{self.dst_pipe}"
+        return f"{self.src_pipe}_{self.wait_pipe}"
 
 
 @dataclass(frozen=True)
@@ -143,10 +149,6 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
         barriers_before += len(same) if p != SCALAR_PIPE else 0
         if p == SCALAR_PIPE:
             vc = _join(vc, pipe_done[k])
-        elif any(vc[k] < pos[u] for u in same):
-            vc = _join(vc, pipe_done[k])
-            barriers.append((p, n))
-            barrier_before.add(n)
         base = vc
         chosen: list[int] = []
         for u in sorted(cross, key=lambda u: (-end_time[u], -pos[u])):
@@ -154,16 +156,31 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
                 continue
             vc = _join(vc, done_vc[u])
             chosen.append(u)
+        # A barrier only when the flags do not already order the same-pipe producers;
+        # then flags that the barrier makes redundant are dropped.
+        if p != SCALAR_PIPE and any(vc[k] < pos[u] for u in same):
+            base = _join(base, pipe_done[k])
+            vc = _join(vc, pipe_done[k])
+            barriers.append((p, n))
+            barrier_before.add(n)
         chosen = _prune(chosen, base, done_vc, index, pipe_of, pos)
         for u in chosen:
             event = f"{pipe_of[u]}_{p}"
+            wait_pipe = p
             if event not in model.events:
-                instr_u, instr_n = nodes[u]["instr"], nodes[n]["instr"]
-                raise SchedccError(
-                    f"no HardEvent {event} can order '{instr_u}' ({pipe_of[u]}) before '{instr_n}' ({p})",
-                    instr_n.loc, notes=[f"the model lists the pairs that have events in [ascend] events "
-                                        f"({model.target.path or model.target.name})"])
-            flags.append(Flag(u, n, pipe_of[u], p,
+                # No HardEvent for this pair (V and FIX, say): the scalar pipe waits
+                # for u before it issues n, which orders n and everything after it.
+                wait_pipe = SCALAR_PIPE
+                if f"{pipe_of[u]}_{SCALAR_PIPE}" not in model.events:
+                    instr_u, instr_n = nodes[u]["instr"], nodes[n]["instr"]
+                    raise SchedccError(
+                        f"no HardEvent {event} or {pipe_of[u]}_S can order '{instr_u}' ({pipe_of[u]}) "
+                        f"before '{instr_n}' ({p})", instr_n.loc,
+                        notes=[f"the model lists the pairs that have events in [ascend] events "
+                               f"({model.target.path or model.target.name})"])
+                dispatch = _join(dispatch, done_vc[u])
+                pipe_done[index[SCALAR_PIPE]] = _join(pipe_done[index[SCALAR_PIPE]], done_vc[u])
+            flags.append(Flag(u, n, pipe_of[u], p, wait_pipe=wait_pipe,
                               covers=[(v, n) for v in cross if _covers(done_vc[u], v, index, pipe_of, pos)]))
             wait_before.setdefault(n, []).append(len(flags) - 1)
             set_after.setdefault(u, []).append(len(flags) - 1)
@@ -181,7 +198,8 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
     for n in order:
         p = pipe_of[n]
         for f in sorted(wait_before.get(n, ()), key=lambda f: (flags[f].src_pipe, f)):
-            stream.append(Op("wait", p, flag=f, event=flags[f].event, event_id=flags[f].event_id))
+            stream.append(Op("wait", flags[f].wait_pipe, flag=f, event=flags[f].event,
+                             event_id=flags[f].event_id))
         if n in barrier_before:
             stream.append(Op("barrier", p))
         stream.append(Op("instr", p, node=n))
