@@ -44,13 +44,13 @@ def _number(cls: OpClass, name: str) -> float:
 def _attr(instr: Instr, name: str, why: str) -> float:
     value = instr.attr(name)
     if value is None:
-        raise SchedccError(f"'{instr.opcode}' needs a '{name}' attribute ({why})", instr.loc,
+        raise SchedccError(f"'{instr.opcode}' needs a '{name}' attribute ({why})", instr.opcode_loc or instr.loc,
                            notes=[f"for example: {instr} {{{name} = 16KiB}}" if name == "bytes"
                                   else f"for example: {{m = 128, k = 64, n = 128}}"],
                            width=max(len(instr.opcode), 1))
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
         raise SchedccError(f"'{instr.opcode}' attribute '{name}' must be a positive number, got {value!r}",
-                           instr.loc, width=max(len(instr.opcode), 1))
+                           instr.opcode_loc or instr.loc, width=max(len(instr.opcode), 1))
     return value
 
 

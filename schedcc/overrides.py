@@ -3,9 +3,8 @@
 *KEY* is the dotted path of a value in the model's TOML file
 (``classes.copy_in.params.bandwidth``, ``ascend.buffers.UB.capacity``,
 ``units.ALU.count``); *VALUE* is a TOML value (``128``, ``1.5``, ``true``,
-``"x"``); a bare word is taken as a string. The table must exist; so must the
-key, unless its table is ``params`` (free-form numbers), so that typos are
-reported rather than ignored.
+``"x"``); a bare word is taken as a string. The key must exist already, so
+that a typo is reported rather than silently ignored.
 
 Example::
 
@@ -56,7 +55,7 @@ def apply_overrides(target: Target, settings: list[str] | None) -> Target:
                                           else f"tables there: {', '.join(options) or 'none'}"])
             table = nxt
         leaf = parts[-1]
-        if leaf not in table and not (len(parts) > 1 and parts[-2] == "params"):
+        if leaf not in table:
             close = difflib.get_close_matches(leaf, list(table), n=3)
             raise SchedccError(f"--set {key}: no key '{leaf}' in {'.'.join(parts[:-1]) or 'the model'}",
                                notes=[f"did you mean {', '.join(close)}?" if close

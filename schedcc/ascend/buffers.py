@@ -81,7 +81,7 @@ def _kib(n: int) -> str:
 
 
 def _error(instr: Instr, message: str, notes: list[str] | None = None) -> SchedccError:
-    return SchedccError(message, instr.loc, notes=notes or [], width=max(len(instr.opcode), 1))
+    return SchedccError(message, instr.opcode_loc or instr.loc, notes=notes or [], width=max(len(instr.opcode), 1))
 
 
 def _size(instr: Instr) -> int:
