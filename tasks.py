@@ -3,6 +3,7 @@
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
     python3 tasks.py test    # set up the same, then run the whole test suite
+    python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
 """
@@ -90,8 +91,18 @@ def test() -> int:
     return proc.returncode
 
 
+def bench() -> int:
+    """Run every benchmark script in bench/ (their numbers go to docs/performance.md)."""
+    ensure_venv()
+    status = 0
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        say(f"== {script.name}")
+        status |= subprocess.run([str(PY), str(script)], cwd=ROOT).returncode
+    return status
+
+
 def main() -> int:
-    tasks = {"demo": demo, "test": test}
+    tasks = {"demo": demo, "test": test, "bench": bench}
     if len(sys.argv) < 2 or sys.argv[1] not in tasks:
         print(__doc__)
         return 2
