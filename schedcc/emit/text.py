@@ -52,6 +52,10 @@ def format_block(res: BlockResult, target_name: str) -> str:
     return "\n".join(lines)
 
 
+def _cycles(n: int) -> str:
+    return f"{n} cycle" if n == 1 else f"{n} cycles"
+
+
 def summary_line(res: BlockResult) -> str:
     saved = res.saved
     pct = f" ({100 * saved / res.original_makespan:.0f}%)" if res.original_makespan and saved > 0 else ""
@@ -59,7 +63,7 @@ def summary_line(res: BlockResult) -> str:
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
     check = "verified" if res.verified else "not verified (large block; use --verify)"
-    return (f"makespan {res.makespan} cycles, original order {res.original_makespan}: "
+    return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
             f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
 
