@@ -61,11 +61,12 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
     bottom = top + len(d.rows) * CELL_H
     # The makespan: the cycle of the last write.
     mx = grid_x + d.makespan * CELL_W + CELL_W
+    note = (f": last result written in cycle {d.makespan}" if d.cycles - 1 == d.makespan
+            else " (results are forwarded before write-back)")
     out.append(f'<line x1="{mx}" y1="{top - 4}" x2="{mx}" y2="{bottom + 4}" stroke="#c0392b" '
                f'stroke-dasharray="4,3"/>')
     out.append(f'<text x="{mx - 2}" y="{bottom + 14}" text-anchor="end" '
-               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}: '
-               f'last result written in cycle {d.makespan}</text>')
+               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note}</text>')
     return out, bottom + 20 - y0
 
 
