@@ -23,6 +23,7 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "check": "schedcc.commands.check",
+    "report": "schedcc.commands.report",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

@@ -61,8 +61,9 @@ def _indent(lines: list[str], by: str = "     ") -> list[str]:
     return [by + line if line else line for line in lines]
 
 
-def format_walkthrough(res, target) -> str:
-    """The walkthrough of one :class:`schedcc.driver.BlockResult` (scheduled with ``explain=True``)."""
+def format_walkthrough(res, target, pipeline: bool = True) -> str:
+    """The walkthrough of one :class:`schedcc.driver.BlockResult` (scheduled with
+    ``explain=True``); *pipeline* adds step 5, the pipeline diagram."""
     from ..emit.text import summary_line  # the same summary as the schedule table
     from ..viz.pipeline_diagram import format_block_diagrams
 
@@ -148,6 +149,8 @@ def format_walkthrough(res, target) -> str:
     out.append("")
 
     # 5. On the pipeline.
+    if not pipeline:
+        return "\n".join(out).rstrip() + "\n"
     out.append("5. On the pipeline, the original order and the new one:")
     out += _indent(format_block_diagrams(res, target).rstrip("\n").split("\n"), "   ")
     return "\n".join(out).rstrip() + "\n"
