@@ -8,6 +8,6 @@ LIT_DIR = Path(__file__).parent / "lit"
 
 
 def test_lit_suite():
-    proc = subprocess.run([sys.executable, "-c", "import lit.main; lit.main.main()", "-q", "-v", str(LIT_DIR)],
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", "import sys; from lit.main import main; sys.exit(main())",
+                           "-q", "-j2", str(LIT_DIR)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -8,12 +8,15 @@ import lit.formats
 config.name = "schedcc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ir", ".test"]
-config.excludes = ["Inputs"]
+config.excludes = ["Inputs", "Output"]
 config.test_source_root = os.path.dirname(__file__)
 root = os.path.dirname(os.path.dirname(config.test_source_root))
-bindir = os.path.dirname(sys.executable)
-config.substitutions.append(("%schedcc", f"env PYTHONPATH={root} {sys.executable} -m schedcc"))
+python = sys.executable
+bindir = os.path.dirname(python)
+config.substitutions.append(("%schedcc", f'env PYTHONPATH={root} "{python}" -m schedcc'))
+config.substitutions.append(("%FileCheck", f'"{python}" -m filecheck'))
 config.substitutions.append(("%examples", os.path.join(root, "examples")))
+config.substitutions.append(("%assignments", os.path.join(root, "docs", "assignments")))
 config.environment["PYTHONPATH"] = root
 config.environment["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 config.environment["COLUMNS"] = "100"
