@@ -10,7 +10,9 @@ takes its buffer from its name's suffix: ``_ub``, ``_l1``, ``_l0a``, ``_l0b``,
 buffer, so ``x_l1 = copy_in ...`` is an error.
 
 A tile's size is the largest ``bytes`` attribute of an instruction that
-defines or reads it (``mmad`` without ``bytes`` makes an m x n fp32 tile).
+defines or reads it; ``dst_bytes`` gives a smaller result (a reduction's
+row of maxima, a cast to half precision); ``mmad`` without ``bytes`` makes
+an m x n fp32 tile.
 Tiles are allocated statically, one region per name (times its number of
 copies when double buffered), rounded up to the buffer's alignment, as
 Ascend C's ``TPipe::InitBuffer`` does; the sum must fit the capacity.
@@ -131,12 +133,17 @@ def plan_tiles(function: Function, model: AscendModel) -> TilePlan:
         _check_operands(instr, model, plan)
     for instr in instrs:
         size = _size(instr)
-        # `bytes` sizes every tile the instruction touches; mmad's m x n only its result.
-        touched = [*instr.defs(), *instr.uses()] if instr.attr("bytes") is not None else list(instr.defs())
-        for reg in touched:
+        # `bytes` sizes every tile the instruction touches, `dst_bytes` (a reduction's
+        # or a cast's smaller result) its destination; mmad's m x n only its result.
+        dst = instr.attr("dst_bytes")
+        dst_size = int(dst) if isinstance(dst, (int, float)) and not isinstance(dst, bool) else size
+        touched = [(r, size) for r in instr.uses()] if instr.attr("bytes") is not None else []
+        touched += [(r, dst_size) for r in instr.defs()]
+        for reg, n in touched:
             tile = plan.tiles.get(reg)
-            if tile is not None and size > tile.bytes:
-                tile.bytes = size
+            if tile is not None and n > tile.bytes:
+                tile.bytes = n
+        size = dst_size
         if instr.dest is not None and instr.dest.name in plan.tiles and instr.attr("bytes") is not None:
             buf = plan.tiles[instr.dest.name].buffer
             align = model.buffers[buf].align

@@ -14,7 +14,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import networkx as nx
 
@@ -27,6 +27,7 @@ from .check import CheckResult, check_sync
 from .deps import kernel_dag
 from .model import AscendModel, ascend_model, is_ascend
 from .sync import SyncedKernel, insert_sync
+from .tiles import unroll_tile_loop
 
 
 @dataclass
@@ -40,6 +41,16 @@ class KernelResult:
     schedule: Schedule
     sync: SyncedKernel
     check: CheckResult | None  # None when checking was turned off
+    tile_count: int = 1        # iterations of a tile loop in this block (after --tiles)
+
+    @property
+    def simulated_makespan(self) -> int:
+        """Cycles of the synchronised program as the checker ran it (the schedule's without a check)."""
+        return self.check.makespan if self.check is not None else self.makespan
+
+    @property
+    def cycles_per_tile(self) -> float:
+        return self.simulated_makespan / max(self.tile_count, 1)
 
     @property
     def makespan(self) -> int:
@@ -57,6 +68,10 @@ class KernelResult:
     def bound(self) -> int:
         """The busiest pipe's work: no schedule of the block is shorter."""
         return max(self.busy.values(), default=0)
+
+    @property
+    def bound_per_tile(self) -> float:
+        return self.bound / max(self.tile_count, 1)
 
     @property
     def bottleneck(self) -> str:
@@ -86,14 +101,31 @@ def compile_block(function: Function, block: Block, target: Target | str, tiles:
     return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
 
 
+def is_tile_loop(block: Block) -> bool:
+    return block.terminator is not None and block.label in block.successors()
+
+
+def unroll_tile_loops(program: Program, tiles: int, buffers: int = 2) -> Program:
+    """*program* with every tile loop unrolled *tiles* times over *buffers* rotating buffer copies."""
+    funcs = []
+    for f in program.functions:
+        blocks = tuple(unroll_tile_loop(b, tiles, buffers) if is_tile_loop(b) else b for b in f.blocks)
+        funcs.append(replace(f, blocks=blocks))
+    return replace(program, functions=tuple(funcs))
+
+
 def compile_kernels(program: Program, target: Target | str, priority: str = "critical-path",
-                    check: bool = True) -> list[KernelResult]:
+                    check: bool = True, tiles: int = 1, buffers: int = 2) -> list[KernelResult]:
     """Schedule and synchronise every block of *program* for an Ascend *target*.
 
     Raises :class:`~schedcc.errors.SchedccError` for input errors (unknown
     opcodes, tiles in the wrong buffer, buffers that overflow) and
     :class:`~schedcc.ascend.check.SyncCheckError` if the checker finds a
     problem in the inserted synchronisation (a bug in schedcc).
+
+    With ``tiles > 1`` every tile loop is unrolled that many times, its tiles
+    in ``buffers`` rotating copies (:mod:`schedcc.ascend.tiles`); the copies
+    count against the buffers' capacities.
     """
     tgt = load_target(target)
     if not is_ascend(tgt):
@@ -101,9 +133,15 @@ def compile_kernels(program: Program, target: Target | str, priority: str = "cri
                            notes=["use --target ascend910b (alias ascend) or ascend910a"])
     check_opcodes(program, tgt)
     model = ascend_model(tgt)
+    loops = {(f.name, b.label) for f, b in program.blocks() if is_tile_loop(b)}
+    if tiles > 1 or buffers != 2:
+        program = unroll_tile_loops(program, tiles, buffers)
     results = []
     for function in program.functions:
         plan = plan_tiles(function, model)
         for block in function.blocks:
-            results.append(compile_block(function, block, tgt, plan, priority, check))
+            res = compile_block(function, block, tgt, plan, priority, check)
+            if (function.name, block.label) in loops:
+                res.tile_count = tiles
+            results.append(res)
     return results

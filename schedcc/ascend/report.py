@@ -78,6 +78,9 @@ def format_summary(k: KernelResult) -> str:
     lines = [f"{k.function.name} / {k.block.label}: {n} instruction{'s' if n != 1 else ''} on {k.target.name}",
              f"  makespan {makespan} cycles ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
              f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
+    if k.tile_count > 1:
+        lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
+                     f"bound {k.bound_per_tile:g}")
     span = max(makespan, 1)
     used = [p for p in k.target.units if busy[p]]
     if used:

@@ -23,6 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
+    group.add_argument("--tiles", type=int, default=1, metavar="N",
+                       help="unroll every tile loop N times so that tiles overlap (default 1)")
+    group.add_argument("--buffers", type=int, default=2, metavar="K",
+                       help="with --tiles: rotate each tile over K buffer copies, Ascend C's BUFFER_NUM "
+                            "(default 2: double buffering)")
     group.add_argument("--no-code", action="store_true",
                        help="do not print the synchronised program (it is still written with -o)")
 
@@ -36,7 +41,8 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, program, target, name: str) -> int:
-    kernels = compile_kernels(program, target, priority=args.priority, check=args.verify is not False)
+    kernels = compile_kernels(program, target, priority=args.priority, check=args.verify is not False,
+                              tiles=args.tiles, buffers=args.buffers)
     inputs = (args.file,)
     notes = []
     code = format_code(kernels)
