@@ -187,3 +187,11 @@ def test_unrolled_addresses_step_per_tile(root):
     text = [str(i) for i in k.block.instrs]
     assert "x1_ub = copy_in xGm[i + 1] {bytes = 16KiB}" in text and "i = i + 3" in text
     assert k.tile_count == 3 and k.bound_per_tile == 512
+
+
+def test_a_loop_block_drains_every_pipe_before_its_branch(root):
+    k = loop_of(root, "vector_add")
+    kinds = [op.kind for op in k.sync.stream]
+    assert kinds[-2:] == ["drain", "instr"] and kinds.count("drain") == 1
+    br = len(k.block.instrs) - 1
+    assert k.check.start[br] >= max(e for n, e in k.check.end.items() if n != br)

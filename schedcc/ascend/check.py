@@ -9,7 +9,8 @@ program on the pipes:
    its own items to completion; every other pipe executes its queue in order:
    an instruction starts when the pipe is free, ``WaitFlag`` blocks until the
    matching ``SetFlag`` has fired, ``SetFlag`` fires when everything before
-   it on its pipe has finished, ``PipeBarrier`` waits for the pipe to drain.
+   it on its pipe has finished, ``PipeBarrier`` waits for the pipe to drain,
+   ``PipeBarrier<PIPE_ALL>`` (on S) for every pipe.
    This finds deadlocks (no pipe can move), a ``SetFlag`` on an event ID whose
    previous setting has not been consumed yet, flags left set at the end,
    and reads or overwrites at the wrong time under the model's latencies.
@@ -145,6 +146,8 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
             problems.append(f"{name(op.node)} is issued to {op.pipe} but runs on {cost[op.node][0]}")
         if op.kind == "barrier" and op.pipe == SCALAR:
             problems.append("PipeBarrier<PIPE_S> is never needed: the scalar pipe is synchronous")
+        if op.kind == "drain" and op.pipe != SCALAR:
+            problems.append("PipeBarrier<PIPE_ALL> is issued by the scalar pipe")
         queues[op.pipe].append(s)
     # k-th WaitFlag of an (event, id) consumes the k-th SetFlag of it.
     sets: dict[tuple, list[int]] = defaultdict(list)
@@ -199,6 +202,11 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
                 t = max(dispatch, fired[match[s]])
                 consumed[s] = t
                 dispatch = t
+            elif op.kind == "drain":  # PipeBarrier<PIPE_ALL>: every pipe has run what was issued
+                if any(head[p] < len(queues[p]) and queues[p][head[p]] < s for p in P if p != SCALAR):
+                    return moved
+                dispatch = max([dispatch, *(drained[p] for p in P if p != SCALAR),
+                                *(fired[x] for x in fired)])
             elif op.kind == "instr":
                 _, lat, occ = cost[op.node]
                 t = max(dispatch, free[SCALAR]) if SCALAR in free else dispatch
@@ -301,6 +309,9 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
             begin = _join(begin, done_vc[match[s]])
         if op.kind == "barrier" or p == SCALAR:
             begin = _join(begin, last_done[p])
+        if op.kind == "drain":
+            for q in P:
+                begin = _join(begin, last_done[q])
         begin_vc[s] = begin
         done = _join(begin, last_done[p])
         done = done[:idx[p]] + [qpos[s]] + done[idx[p] + 1:]

@@ -43,6 +43,8 @@ def format_block_code(k: KernelResult) -> list[str]:
             f = flags[op.flag]
             lines.append("  " + _pad(f"WaitFlag<HardEvent::{op.event}>({op.event_id});")
                          + f"// {op.pipe:<5} before #{f.dst}, for #{f.src}")
+        elif op.kind == "drain":
+            lines.append("  " + _pad("PipeBarrier<PIPE_ALL>();") + "// S     all pipes done before the branch")
         else:
             lines.append("  " + _pad(f"PipeBarrier<PIPE_{op.pipe}>();") + f"// {op.pipe:<5} drain the pipe")
     return lines

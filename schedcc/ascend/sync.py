@@ -12,7 +12,9 @@ finished:
   HardEvent (MTE3 and FIX, say), ``WaitFlag<HardEvent::U_S>`` on the scalar
   pipe before v is issued;
 * on the same pipe: ``PipeBarrier<PIPE_X>()`` before v (never on S, which
-  finishes each instruction before it issues the next).
+  finishes each instruction before it issues the next);
+* before a branch to another block (a loop's next iteration):
+  ``PipeBarrier<PIPE_ALL>()``, so that nothing crosses the block boundary.
 
 Minimality. A flag is left out when the ordering is already implied by the
 others: pipes are in order, a flag covers everything finished before its
@@ -80,7 +82,8 @@ class Op:
     """One item of the emitted program, in issue (stream) order.
 
     ``kind`` is ``instr`` (``node`` set), ``set`` / ``wait`` (``flag`` indexes
-    :attr:`SyncedKernel.flags`) or ``barrier``; ``pipe`` is the queue it goes to.
+    :attr:`SyncedKernel.flags`), ``barrier`` (``PipeBarrier<PIPE_X>``) or
+    ``drain`` (``PipeBarrier<PIPE_ALL>``, on S); ``pipe`` is the queue it goes to.
     """
 
     kind: str
@@ -194,9 +197,17 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
             dispatch = done
 
     _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes)
+    # Leaving the block for another one (a loop's next iteration) drains every
+    # pipe first, so that no flag or buffer use crosses the block boundary.
+    block = dag.graph.get("block")
+    term = len(block.instrs) - 1 if block is not None and block.instrs else None
+    drain = (term is not None and block.instrs[term].opcode in ("br", "jmp")
+             and any(pipe_of[n] != SCALAR_PIPE for n in dag.nodes))
     stream: list[Op] = []
     for n in order:
         p = pipe_of[n]
+        if drain and n == term:
+            stream.append(Op("drain", SCALAR_PIPE))
         for f in sorted(wait_before.get(n, ()), key=lambda f: (flags[f].src_pipe, f)):
             stream.append(Op("wait", flags[f].wait_pipe, flag=f, event=flags[f].event,
                              event_id=flags[f].event_id))
