@@ -187,3 +187,40 @@ def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
     t = kernels[0].target if kernels else None
     return {"schedcc": __version__, "target": t.name if t else None,
             "pipes": list(t.units) if t else [], "kernels": out}
+
+
+# -- modulo-scheduled tile loops (double buffering) ------------------------------------------
+
+def _size(n: int) -> str:
+    return f"{n / 1024:g} KiB" if n >= 1024 else f"{n} B"
+
+
+def format_pipelined(p) -> str:
+    """The modulo schedule of a tile loop: II, bound, buffers per tile from lifetimes, II tried."""
+    ms = p.schedule
+    busy = p.busy
+    bottleneck = max(busy, key=lambda u: busy[u])
+    model = p.kernel.model
+    lines = [f"{p.function.name} / {p.label}: tile loop modulo-scheduled ({ms.algorithm}): II {p.ii} cycles "
+             f"per tile (MII {ms.mii.value}; bound {p.bound}, busiest pipe {bottleneck}), {p.stages} stages",
+             "  buffers per tile from lifetimes (BUFFER_NUM): " + ", ".join(
+                 f"{r} {c} ({p.lifetimes[r]} cycles)" for r, c in p.copies.items()),
+             "  " + ", ".join(f"{b} {_size(u)} of {_size(model.buffers[b].capacity)}"
+                              for b, u in p.usage.items() if u)]
+    if p.rejected:
+        shown = p.rejected[:3]
+        lines += [f"  tried {a}" for a in shown]
+        if len(p.rejected) > len(shown):
+            lines.append(f"  ... and {len(p.rejected) - len(shown)} more II values")
+    k = p.kernel
+    lines.append(f"  as code for {k.tile_count} tiles: {k.simulated_makespan} cycles, "
+                 f"{k.cycles_per_tile:.1f} per tile including filling and draining the pipes")
+    return "\n".join(lines)
+
+
+def pipelined_json(p) -> dict[str, Any]:
+    return {"function": p.function.name, "block": p.label, "ii": p.ii, "mii": p.schedule.mii.value,
+            "stages": p.stages, "bound": p.bound, "algorithm": p.schedule.algorithm,
+            "schedule": [{"id": n, "cycle": c, "pipe": p.schedule.unit[n]} for n, c in sorted(p.schedule.cycle.items())],
+            "buffers": p.copies, "lifetimes": p.lifetimes, "usage": p.usage, "rejected": p.rejected,
+            "tiles": p.kernel.tile_count, "makespan": p.kernel.simulated_makespan}

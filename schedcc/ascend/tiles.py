@@ -58,10 +58,20 @@ def renamable_tiles(body: tuple[Instr, ...], is_tile) -> set[str]:
     return {r for r in defined - carried if is_tile(r)}
 
 
-def unroll_tile_loop(block: Block, tiles: int, buffers: int = 2, is_tile=None) -> Block:
-    """*block* (a tile loop) with its body repeated *tiles* times, tiles in *buffers* rotating copies."""
-    if tiles < 1 or buffers < 1:
-        raise SchedccError(f"--tiles and --buffers must be at least 1 (got {tiles} and {buffers})")
+def unroll_tile_loop(block: Block, tiles: int, buffers: int | dict[str, int] = 2, is_tile=None) -> Block:
+    """*block* (a tile loop) with its body repeated *tiles* times, tiles in *buffers* rotating copies
+    (one number for every tile, or a number per tile name)."""
+    return unroll_with_origin(block, tiles, buffers, is_tile)[0]
+
+
+def unroll_with_origin(block: Block, tiles: int, buffers: int | dict[str, int] = 2,
+                       is_tile=None) -> tuple[Block, list[tuple[int, int] | None]]:
+    """:func:`unroll_tile_loop`, and for each instruction of the result the
+    (tile, body index) it is a copy of, or None for the ones added (the step,
+    the addresses of scalar uses, the branch)."""
+    least = min(buffers.values(), default=1) if isinstance(buffers, dict) else buffers
+    if tiles < 1 or least < 1:
+        raise SchedccError(f"--tiles and --buffers must be at least 1 (got {tiles} and {least})")
     term = block.terminator
     if term is None or block.label not in block.successors():
         raise SchedccError(f"block '{block.label}' is not a tile loop: it does not branch back to itself",
@@ -74,26 +84,31 @@ def unroll_tile_loop(block: Block, tiles: int, buffers: int = 2, is_tile=None) -
     # The loop test feeds only the branch: the copies before the last one skip it.
     cond = term.operands[0].name if term.opcode == "br" and isinstance(term.operands[0], Reg) else None
     test_only = cond is not None and not any(cond in i.uses() for i in body)
+    count = buffers if isinstance(buffers, dict) else {r: buffers for r in names}
     out: list[Instr] = []
+    origin: list[tuple[int, int] | None] = []
     for t in range(tiles):
-        k = t % buffers
-        rename = {r: copy_name(r, k) for r in names} if buffers > 1 else {}
+        rename = {r: copy_name(r, t % count[r]) for r in names if count.get(r, 1) > 1}
         offset = {r: t * c for r, c in steps.items()}
-        for instr in body:
+        for b, instr in enumerate(body):
             step = _step_of(instr, steps)
             if step is not None:
                 r = instr.dest.name
                 if t == tiles - 1:  # one step for all copies, where the last copy stepped
                     out.append(replace(instr, operands=(Reg(r), Const(tiles * step)), syntax="infix"))
+                    origin.append(None)
                     offset[r] = 0
                 else:
                     offset[r] += step
                 continue
             if test_only and t < tiles - 1 and instr.dest is not None and instr.dest.name == cond:
                 continue
-            out.extend(_offset(_rename(instr, rename), offset))
+            copied = _offset(_rename(instr, rename), offset)
+            origin.extend([None] * (len(copied) - 1) + [(t, b)])
+            out.extend(copied)
     out.append(term)
-    return replace(block, instrs=tuple(out))
+    origin.append(None)
+    return replace(block, instrs=tuple(out)), origin
 
 
 def induction_steps(body: tuple[Instr, ...]) -> dict[str, int]:

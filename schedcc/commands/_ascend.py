@@ -12,7 +12,8 @@ import json
 import sys
 
 from ..ascend.kernel import compile_kernels
-from ..ascend.report import format_code, format_report, kernels_json, timeline_bars, trace_events
+from ..ascend.report import (format_code, format_pipelined, format_report, kernels_json, pipelined_json,
+                             timeline_bars, trace_events)
 from ..errors import SchedccError
 from ..fileio import write_output
 
@@ -24,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
     group.add_argument("--tiles", type=int, default=1, metavar="N",
-                       help="unroll every tile loop N times so that tiles overlap (default 1)")
+                       help="unroll every tile loop N times so that tiles overlap (default 1; 8 with --pipeline)")
     group.add_argument("--buffers", type=int, default=2, metavar="K",
                        help="with --tiles: rotate each tile over K buffer copies, Ascend C's BUFFER_NUM "
                             "(default 2: double buffering)")
@@ -41,8 +42,19 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, program, target, name: str) -> int:
-    kernels = compile_kernels(program, target, priority=args.priority, check=args.verify is not False,
-                              tiles=args.tiles, buffers=args.buffers)
+    check = args.verify is not False
+    pipelined = []
+    if getattr(args, "pipeline", False):
+        # Double buffering from the modulo scheduler (--pipeline comes with it).
+        from ..ascend.pipeline import pipeline_tile_loops
+        pipelined = pipeline_tile_loops(program, target, tiles=args.tiles if args.tiles > 1 else 8,
+                                        algorithm=getattr(args, "modulo", "ims"), check=check)
+        by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
+        kernels = [by_block.get((k.function.name, k.block.label), k)
+                   for k in compile_kernels(program, target, priority=args.priority, check=check)]
+    else:
+        kernels = compile_kernels(program, target, priority=args.priority, check=check,
+                                  tiles=args.tiles, buffers=args.buffers)
     inputs = (args.file,)
     notes = []
     code = format_code(kernels)
@@ -63,8 +75,13 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
         write_chrome_trace(args.trace, events, flows, metadata={"source": name, "target": target.name},
                            inputs=inputs)
     if args.format == "json":
-        sys.stdout.write(json.dumps(kernels_json(kernels), indent=2) + "\n")
+        doc = kernels_json(kernels)
+        if pipelined:
+            doc["pipelined"] = [pipelined_json(p) for p in pipelined]
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
+        for p in pipelined:
+            sys.stdout.write(format_pipelined(p) + "\n\n")
         sys.stdout.write(format_report(kernels))
         if not args.no_code:
             sys.stdout.write("\n" + code)

@@ -1,0 +1,54 @@
+"""Double buffering from the modulo scheduler: buffers from lifetimes, II raised when they do not fit."""
+
+import pytest
+
+pytest.importorskip("schedcc.sched.modulo")  # the modulo scheduler is its own part of schedcc
+
+from schedcc import parse  # noqa: E402
+from schedcc.ascend.pipeline import pipeline_tile_loops  # noqa: E402
+from schedcc.cli import main  # noqa: E402
+from schedcc.overrides import apply_overrides  # noqa: E402
+from schedcc.target import load_target  # noqa: E402
+
+
+def example(root, name):
+    return parse((root / "examples" / "ascend" / f"{name}.ir").read_text(), f"{name}.ir")
+
+
+def steady(root, name, target="ascend"):
+    (a,) = pipeline_tile_loops(example(root, name), target, tiles=8)
+    (b,) = pipeline_tile_loops(example(root, name), target, tiles=16)
+    return a, (b.kernel.simulated_makespan - a.kernel.simulated_makespan) / 8
+
+
+def test_vector_add_double_buffers_at_the_mte2_bound(root):
+    p, per_tile = steady(root, "vector_add")
+    assert (p.ii, p.bound) == (512, 512)
+    assert p.copies == {"x_ub": 2, "y_ub": 2, "z_ub": 2}   # BUFFER_NUM = 2, derived
+    assert per_tile == 512                                 # the synchronised code reaches II
+    # the overlap: MTE2 of tile i+1 runs while V and MTE3 work on tile i
+    k = p.kernel
+    starts = {str(k.block.instrs[n]): k.check.start[n] for n in k.check.start}
+    assert starts["x1_ub = copy_in xGm[i + 1] {bytes = 16KiB}"] < starts["copy_out zGm[i], z0_ub {bytes = 16KiB}"]
+
+
+def test_matmul_gets_three_l0c_buffers_from_the_lifetime(root):
+    p, per_tile = steady(root, "matmul")
+    assert p.ii == 256 and p.copies["c_l0c"] == 3 and p.lifetimes["c_l0c"] > 2 * 256
+    assert per_tile <= 1.05 * p.bound
+
+
+def test_ii_is_raised_when_the_buffers_do_not_fit(root):
+    small = apply_overrides(load_target("ascend"), ["ascend.buffers.UB.capacity=65536"])
+    (p,) = pipeline_tile_loops(example(root, "vector_add"), small, tiles=4)
+    assert p.ii > 512 and p.usage["UB"] <= 65536
+    assert p.rejected and "UB overflows" in p.rejected[0]
+    assert p.kernel.check is not None  # the concrete program with its copies passed the checker
+
+
+def test_cli_pipeline_report(root, capsys):
+    code = main([str(root / "examples" / "ascend" / "flash_attention.ir"), "--target", "ascend", "--pipeline",
+                 "--no-code"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "tile loop modulo-scheduled" in out and "BUFFER_NUM" in out and "as code for 8 tiles" in out
