@@ -228,6 +228,9 @@ class _ToValues(Transformer):
         op, (t, v), to = c
         return Val("conv", f"{op} (...)", op, (str(op), t, v, to))
 
+    def asm_const(self, c):
+        return Val("asm", "asm " + str(c[-2]), c[-2])
+
     def typed_value(self, c):
         return (c[0], c[1])
 
@@ -419,7 +422,7 @@ class _FunctionBuilder:
             return Const(0.0, v.text)
         if v.kind == "word":
             return Const(1 if v.text == "true" else 0, v.text)
-        if v.kind in ("gep", "conv"):
+        if v.kind in ("gep", "conv", "asm"):
             return Sym(v.text)
         return Const(0, v.text)
 
