@@ -34,15 +34,17 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from lark import Lark, Token, Transformer
+from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from ..errors import SchedccError, attach_source
 from ..ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from ..resources import grammar_path
 from .ir_text import syntax_error
+from .llvm_tree import LInstr, ToValues, Val
+from .llvm_types import Layout, LType
 from .source import Source, block_moves, one_instruction_per_line, refill_lines
 
 # LLVM opcode -> schedcc opcode.
@@ -72,304 +74,6 @@ _WORDS = {
 }
 
 
-# -- types -------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LType:
-    kind: str                      # int, float, ptr, void, label, named, array, vector, struct, other
-    bits: int = 0                  # int width, float size in bits
-    elem: "LType | None" = None
-    count: int = 0
-    fields: tuple["LType", ...] = ()
-    packed: bool = False
-    name: str = ""
-
-    def __str__(self) -> str:
-        return self.name or self.kind
-
-
-_FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "x86_fp80": 128, "fp128": 128,
-               "ppc_fp128": 128}
-
-
-def _align(offset: int, align: int) -> int:
-    return (offset + align - 1) // align * align
-
-
-class Layout:
-    """Sizes and alignments for a 64-bit target (LoongArch64, x86-64), natural alignment."""
-
-    def __init__(self, named: dict[str, LType]):
-        self.named = named
-
-    def resolve(self, t: LType) -> LType:
-        seen = 0
-        while t.kind == "named":
-            if t.name not in self.named or seen > 100:
-                raise KeyError(t.name)
-            t, seen = self.named[t.name], seen + 1
-        return t
-
-    def size_align(self, t: LType) -> tuple[int, int]:
-        t = self.resolve(t)
-        if t.kind == "int":
-            size = max(1, (t.bits + 7) // 8)
-            size = 1 << (size - 1).bit_length()
-            return size, min(size, 16)
-        if t.kind == "float":
-            size = t.bits // 8
-            return size, size
-        if t.kind == "ptr":
-            return 8, 8
-        if t.kind in ("array", "vector"):
-            assert t.elem is not None
-            es, ea = self.size_align(t.elem)
-            return es * t.count, ea
-        if t.kind == "struct":
-            off, align = 0, 1
-            for f in t.fields:
-                fs, fa = self.size_align(f)
-                fa = 1 if t.packed else fa
-                off = _align(off, fa) + fs
-                align = max(align, fa)
-            return _align(off, align), align
-        raise KeyError(str(t))
-
-    def size(self, t: LType) -> int:
-        return self.size_align(t)[0]
-
-    def field_offset(self, t: LType, index: int) -> int:
-        t = self.resolve(t)
-        off = 0
-        for k, f in enumerate(t.fields):
-            fs, fa = self.size_align(f)
-            off = _align(off, 1 if t.packed else fa)
-            if k == index:
-                return off
-            off += fs
-        raise KeyError(index)
-
-
-# -- parse tree -> plain values ------------------------------------------------------
-
-@dataclass(frozen=True)
-class Val:
-    kind: str                      # local, global, int, float, word, agg, gep, conv
-    text: str
-    tok: Token
-    data: tuple = ()
-
-
-@dataclass
-class LInstr:
-    op: str                        # LLVM opcode
-    result: Token | None
-    tok: Token                     # first token, for locations
-    items: list = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-
-
-def _keyword_rule(children: list) -> list:
-    """Children of a ``!rule`` (which keeps its keyword for the location): the
-    keyword, then everything but punctuation and flags."""
-    return [children[0]] + [x for x in children[1:] if not isinstance(x, Token)]
-
-
-class _ToValues(Transformer):
-    # types
-    def simple_type(self, c):
-        word = str(c[0])
-        if word.startswith("i"):
-            return LType("int", bits=int(word[1:]), name=word)
-        if word in _FLOAT_BITS:
-            return LType("float", bits=_FLOAT_BITS[word], name=word)
-        return LType(word, name=word)
-
-    def named_type(self, c):
-        return LType("named", name=str(c[0]))
-
-    def array_type(self, c):
-        return LType("array", elem=c[1], count=int(c[0]), name=f"[{c[0]} x {c[1]}]")
-
-    def vector_type(self, c):
-        return LType("vector", elem=c[1], count=int(c[0]), name=f"<{c[0]} x {c[1]}>")
-
-    def struct_type(self, c):
-        return LType("struct", fields=tuple(x for x in c if x is not None), name="{...}")
-
-    def packed_type(self, c):
-        return LType("struct", fields=tuple(x for x in c if x is not None), packed=True, name="<{...}>")
-
-    # values
-    def local(self, c):
-        return Val("local", str(c[0]), c[0])
-
-    def global_ref(self, c):
-        return Val("global", str(c[0]), c[0])
-
-    def int_const(self, c):
-        return Val("int", str(c[0]), c[0], (int(c[0]),))
-
-    def float_const(self, c):
-        return Val("float", str(c[0]), c[0])
-
-    def word_const(self, c):
-        return Val("word", str(c[0]), c[0])
-
-    def aggregate_const(self, c):
-        tok = c[0] if c and isinstance(c[0], Token) else Token("AGG", "{...}")
-        return Val("agg", "{...}", tok)
-
-    def gep_const(self, c):
-        src_type, base, *indices = [x for x in c if not (isinstance(x, Token) and x == "inbounds")]
-        return Val("gep", "getelementptr (...)", base[1].tok, (src_type, base, tuple(indices)))
-
-    def conv_const(self, c):
-        op, (t, v), to = c
-        return Val("conv", f"{op} (...)", op, (str(op), t, v, to))
-
-    def asm_const(self, c):
-        return Val("asm", "asm " + str(c[-2]), c[-2])
-
-    def typed_value(self, c):
-        return (c[0], c[1])
-
-    def align(self, c):
-        return ("align", int(c[0]))
-
-    def metadata(self, c):
-        return ("md", str(c[0]), str(c[1]))
-
-    # instructions: (op, head tokens / values, rest)
-    def _instr(self, op: str, tok: Token, items, **extra) -> LInstr:
-        return LInstr(op, None, tok, list(items), extra)
-
-    def binary(self, c):
-        op, *rest = c
-        flags = [x for x in rest if isinstance(x, Token) and x.type == "FLAG"]
-        t, a, b, *more = [x for x in rest if x not in flags]
-        return self._instr(str(op), op, [(t, a), (t, b), *more])
-
-    def fneg(self, c):
-        items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
-        return self._instr("fneg", items[0][1].tok, items)
-
-    def icmp(self, c):
-        pred, t, a, b, *more = c
-        return self._instr("icmp", pred, [(t, a), (t, b), *more], pred=str(pred))
-
-    def fcmp(self, c):
-        c = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
-        pred, t, a, b, *more = c
-        return self._instr("fcmp", pred, [(t, a), (t, b), *more], pred=str(pred))
-
-    def alloca(self, c):
-        kw, t, *more = _keyword_rule(c)
-        return self._instr("alloca", kw, more, type=t)
-
-    def load(self, c):
-        t, ptr, *more = c
-        return self._instr("load", ptr[1].tok, [ptr, *more], type=t)
-
-    def store(self, c):
-        value, ptr, *more = c
-        return self._instr("store", value[1].tok, [value, ptr, *more])
-
-    def gep(self, c):
-        t, base, *more = c
-        return self._instr("getelementptr", base[1].tok, [base, *more], type=t)
-
-    def conv(self, c):
-        op, value, to, *more = c
-        return self._instr(str(op), op, [value, *more], to=to)
-
-    def select(self, c):
-        items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
-        return self._instr("select", items[0][1].tok, items)
-
-    def freeze(self, c):
-        return self._instr("freeze", c[0][1].tok, c)
-
-    def phi_in(self, c):
-        return ("phi_in", c[0], c[1])
-
-    def phi(self, c):
-        kw, _type, *items = _keyword_rule(c)
-        return self._instr("phi", kw, items)
-
-    def fn_params(self, c):
-        return ("fn_params",)
-
-    def arg(self, c):
-        return (c[0], c[-1])
-
-    def param_attr(self, c):
-        return None
-
-    def call(self, c):
-        callee = next(x for x in c if isinstance(x, Val))
-        pos = c.index(callee)
-        ret_type = next(x for x in reversed(c[:pos]) if isinstance(x, LType))
-        args = [x for x in c[pos + 1:] if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], LType)]
-        return self._instr("call", callee.tok, args, callee=callee, type=ret_type)
-
-    def br(self, c):
-        kw, *items = _keyword_rule(c)
-        return self._instr("br", kw, items)
-
-    def ret(self, c):
-        kw, t, *more = _keyword_rule(c)
-        value = more[0] if more and isinstance(more[0], Val) else None
-        return self._instr("ret", kw, [(t, value)] if value is not None else [], type=t)
-
-    def case(self, c):
-        return ("case", c[0], c[1])
-
-    def switch(self, c):
-        return self._instr("switch", c[0][1].tok, c)
-
-    def unreachable(self, c):
-        kw, *items = _keyword_rule(c)
-        return self._instr("unreachable", kw, items)
-
-    def assign(self, c):
-        result, instr = c
-        instr.result = result
-        instr.tok = result
-        return instr
-
-    def effect(self, c):
-        return c[0]
-
-    def label(self, c):
-        return ("label", c[0])
-
-    # module level
-    def type_def(self, c):
-        return ("type", str(c[0]), c[1] if isinstance(c[1], LType) else LType("other", name=str(c[0])))
-
-    def global_def(self, c):
-        t = next(x for x in c if isinstance(x, LType))
-        return ("global", str(c[0]), t)
-
-    def param(self, c):
-        name = c[-1] if isinstance(c[-1], Token) and c[-1].type == "LOCAL" else None
-        return ("param", c[0], name)
-
-    def varargs(self, c):
-        return ("param", None, None)
-
-    def define(self, c):
-        name_tok = next(x for x in c if isinstance(x, Token) and x.type == "GLOBAL")
-        params = [x for x in c if isinstance(x, tuple) and x[0] == "param"]
-        body = [x for x in c if isinstance(x, LInstr) or (isinstance(x, tuple) and x[0] == "label")]
-        closing = c[-1] if False else None
-        return ("define", name_tok, params, body, closing)
-
-    def start(self, c):
-        return list(c)
-
-
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(grammar_path("llvm_ir.lark").read_text(), parser="lalr", lexer="contextual",
@@ -397,10 +101,9 @@ class PtrInfo:
 
 
 class _FunctionBuilder:
-    def __init__(self, file: str, layout: Layout, globals_: set[str]):
+    def __init__(self, file: str, layout: Layout):
         self.file = file
         self.layout = layout
-        self.globals = globals_
         self.ptrs: dict[str, PtrInfo] = {}
         self.allocas: set[str] = set()
 
@@ -557,7 +260,7 @@ class _FunctionBuilder:
         raise self.error(li.tok, f"unsupported instruction '{op}'")
 
 
-def _blocks(file: str, name_tok: Token, body: list, fb: _FunctionBuilder):
+def _blocks(body: list, fb: _FunctionBuilder):
     """Split a function body into blocks: (label, label token, [(Instr|None, pinned line)])."""
     blocks: list[tuple[str, Token | None, list[Instr], list[int]]] = []
     label, label_tok, instrs, pinned = "entry", None, [], []
@@ -593,22 +296,21 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
         except UnexpectedInput as err:
             raise syntax_error(err, filename, _parser(), _WORDS) from None
         try:
-            items = _ToValues().transform(tree)
+            items = ToValues().transform(tree)
         except VisitError as err:
             raise err.orig_exc from None
         named = {name: t for kind, name, t, *_ in (x for x in items if isinstance(x, tuple) and x[0] == "type")}
         layout = Layout(named)
-        globals_ = {x[1] for x in items if isinstance(x, tuple) and x[0] == "global"}
         functions: list[Function] = []
         pinned: dict[tuple[str, str], list[int]] = {}
         for item in items:
             if not (isinstance(item, tuple) and item[0] == "define"):
                 continue
-            _, name_tok, params, body, _ = item
-            fb = _FunctionBuilder(filename, layout, globals_)
+            _, name_tok, params, body = item
+            fb = _FunctionBuilder(filename, layout)
             fname = str(name_tok)
             blocks = []
-            for label, label_tok, instrs, pins in _blocks(filename, name_tok, body, fb):
+            for label, label_tok, instrs, pins in _blocks(body, fb):
                 loc = Loc(filename, label_tok.line, label_tok.column) if label_tok is not None else None
                 blocks.append(Block(label, tuple(instrs), loc))
                 pinned[(fname, label)] = pins
