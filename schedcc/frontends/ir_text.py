@@ -289,7 +289,11 @@ def describe_expected(names: set[str] | frozenset[str], parser: Lark | None = No
 
 def syntax_error(err: UnexpectedInput, file: str, parser: Lark | None = None,
                  words: dict[str, str] | None = None) -> SchedccError:
-    """A Lark parse error as a located :class:`SchedccError` (``file:line:col``, caret, expected tokens)."""
+    """A Lark parse error as a located :class:`SchedccError` (``file:line:col``, caret, expected tokens).
+
+    Given another front end's *parser*, an unexpected token lists only the
+    terminals that can really come next (Lark's ``accepts``), not every
+    terminal of the parser state."""
     def expected_of(names) -> list[str]:
         text = describe_expected(set(names), parser, words)
         return [text] if text else []
@@ -308,7 +312,8 @@ def syntax_error(err: UnexpectedInput, file: str, parser: Lark | None = None,
             what = f"'{tok}'"
         line = tok.line if tok.line is not None else err.line
         col = tok.column if tok.column is not None else err.column
-        return SchedccError(f"unexpected {what}", Loc(file, line, col), notes=expected_of(err.expected),
+        expected = (getattr(err, "accepts", None) or err.expected) if parser is not None else err.expected
+        return SchedccError(f"unexpected {what}", Loc(file, line, col), notes=expected_of(expected),
                             width=1 if tok.type in ("_NL", "$END") else len(str(tok)))
     if isinstance(err, UnexpectedEOF):
         return SchedccError("unexpected end of file", None, notes=expected_of(err.expected))
