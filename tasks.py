@@ -83,9 +83,23 @@ def demo() -> int:
     return 0
 
 
+# The front-end tests compile C with clang-16 and run LoongArch programs under
+# qemu; without these tools they skip. CI installs them.
+TOOLCHAIN = {"clang-16": "clang-16", "llvm-mc-16": "llvm-16", "ld.lld-16": "lld-16",
+             "qemu-loongarch64": "qemu-user"}
+
+
+def ensure_toolchain() -> None:
+    missing = sorted({pkg for tool, pkg in TOOLCHAIN.items() if not shutil.which(tool)})
+    if missing and not apt_install(*missing):
+        say(f"could not install {', '.join(missing)}; the toolchain tests will skip")
+
+
 def test() -> int:
     ensure_venv()
     ensure_dot()
+    if os.environ.get("CI"):
+        ensure_toolchain()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 
