@@ -106,3 +106,28 @@ def test_llvm_ir_for_loongarch_goes_through_llc(tmp_path, level):
 def _llc(ll: Path, out: Path) -> Path:
     run(["llc-16", "-mtriple=loongarch64", ll, "-o", out])
     return out
+
+
+@pytest.mark.parametrize("level", LEVELS + ["-O3"])
+def test_hosted_program_with_calls_switch_and_globals(tmp_path, level):
+    """LLVM IR with calls, phis, switch, globals and memcpy runs the same; its
+    LoongArch IR and assembly are scheduled and accepted by llc and llvm-mc."""
+    need("clang-16", "llc-16", "llvm-mc-16")
+    src = DATA / "course.c"
+    outputs = []
+    original = tmp_path / "course.ll"
+    run(["clang-16", level, "-S", "-emit-llvm", "-fno-vectorize", "-fno-slp-vectorize", src, "-o", original])
+    scheduled = tmp_path / "course.sched.ll"
+    scheduled.write_text(schedule_text(original.read_text(), str(original), "la664"))
+    for ll in (original, scheduled):
+        exe = ll.with_suffix(".exe")
+        run(["clang-16", ll, "-o", exe])
+        outputs.append(run([exe]).stdout)
+    assert outputs[0] == outputs[1] and outputs[0].startswith("55 6 1")
+    for flag, suffix, tool in (("-emit-llvm", ".ll", ["llc-16", "-mtriple=loongarch64"]),
+                               (None, ".s", ["llvm-mc-16", "--triple=loongarch64", "--filetype=obj"])):
+        la = tmp_path / f"course.la{suffix}"
+        run(["clang-16", "--target=loongarch64-linux-gnu", level, "-S", *([flag] if flag else []), src, "-o", la])
+        out = tmp_path / f"course.la.sched{suffix}"
+        out.write_text(schedule_text(la.read_text(), str(la), "la464"))
+        run([*tool, out, "-o", tmp_path / "ignored"])

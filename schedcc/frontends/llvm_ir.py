@@ -56,6 +56,10 @@ OPCODES: dict[str, str] = {
     "inttoptr": "mov", "addrspacecast": "mov", "freeze": "mov",
     "sitofp": "itof", "uitofp": "itof", "fptosi": "ftoi", "fptoui": "ftoi",
     "fpext": "fcvt.d.s", "fptrunc": "fcvt.s.d", "select": "select",
+    # aggregates live in registers: picking a field is a register move
+    "extractvalue": "mov", "insertvalue": "mov",
+    # vector element operations keep their names: a machine model must know them
+    "extractelement": "extractelement", "insertelement": "insertelement", "shufflevector": "shufflevector",
 }
 ICMP: dict[str, str] = {
     "eq": "eq", "ne": "ne", "slt": "lt", "ult": "lt", "sle": "le", "ule": "le",

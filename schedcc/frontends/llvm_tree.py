@@ -149,6 +149,13 @@ class ToValues(Transformer):
         items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
         return self._instr("select", items[0][1].tok, items)
 
+    def aggregate_op(self, c):
+        op, *items = c
+        return self._instr(str(op), op, [x for x in items if not isinstance(x, Token)])
+
+    def index(self, c):
+        return ("index", int(c[0]))
+
     def freeze(self, c):
         return self._instr("freeze", c[0][1].tok, c)
 
