@@ -80,8 +80,9 @@ _WORDS = {
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
+    # The transformer runs inside the LALR parser: no parse tree is built.
     return Lark(grammar_path("llvm_ir.lark").read_text(), parser="lalr", lexer="contextual",
-                maybe_placeholders=True)
+                maybe_placeholders=True, transformer=ToValues(), cache=True)
 
 
 # -- pointers ----------------------------------------------------------------------------
@@ -296,11 +297,9 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
     """Parse LLVM IR *text*; the :class:`Source` writes schedules back as LLVM IR."""
     try:
         try:
-            tree = _parser().parse(text)
+            items = _parser().parse(text)
         except UnexpectedInput as err:
             raise syntax_error(err, filename, _parser(), _WORDS) from None
-        try:
-            items = ToValues().transform(tree)
         except VisitError as err:
             raise err.orig_exc from None
         named = {name: t for kind, name, t, *_ in (x for x in items if isinstance(x, tuple) and x[0] == "type")}

@@ -132,8 +132,9 @@ class _ToLines(Transformer):
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
+    # The transformer runs inside the LALR parser: no parse tree is built.
     return Lark(grammar_path("loongarch_asm.lark").read_text(), parser="lalr", lexer="contextual",
-                maybe_placeholders=True)
+                maybe_placeholders=True, transformer=_ToLines(), cache=True)
 
 
 class _Decoder:
@@ -252,10 +253,9 @@ def parse_asm(text: str, filename: str = "<input>") -> Source:
             tree = _parser().parse(text)
         except UnexpectedInput as err:
             raise syntax_error(err, filename, _parser(), _WORDS) from None
-        try:
-            lines = _ToLines().transform(tree)
         except VisitError as err:
             raise err.orig_exc from None
+        lines = tree
         program = _build(lines, filename)
     except SchedccError as err:
         raise attach_source(err, text) from None
