@@ -189,6 +189,8 @@ def test_asm_errors():
     assert "$a0-$a7" in info.value.render()
     with pytest.raises(SchedccError, match="'ld.w' takes rd, rj, offset"):
         parse_file("f:\n\tld.w $a0, $a1\n", "e.s")
+    with pytest.raises(SchedccError, match="'amswap.w' is not supported"):
+        parse_file("f:\n\tamswap.w $a0, $a1, $a2\n", "e.s")
 
 
 def test_language_detection():
@@ -231,3 +233,21 @@ def test_cli_parse_error_exit_2_and_input_kept(tmp_path, root):
     good.write_text(ASM)
     proc = _cli(good, "--target", "la464", "-o", good, cwd=root)
     assert proc.returncode == 2 and "refusing to overwrite" in proc.stderr
+
+
+def test_llvm_volatile_accesses_keep_their_order_with_stores():
+    text = """\
+define i32 @v() {
+  %a = alloca i32, align 4
+  %b = alloca i32, align 4
+  store volatile i32 1, ptr %a, align 4
+  %x = load volatile i32, ptr %b, align 4
+  %y = load i32, ptr %b, align 4
+  %s = add i32 %x, %y
+  ret i32 %s
+}
+"""
+    block = parse_file(text, "v.ll").functions[0].blocks[0]
+    assert str(block.instrs[0]).startswith("store [volatile], 1")
+    dag = build_dag(block, "la464")
+    assert dag.has_edge(0, 1) and dag.has_edge(0, 2)  # a volatile store orders every access after it

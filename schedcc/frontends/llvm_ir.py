@@ -185,9 +185,13 @@ class _FunctionBuilder:
         except KeyError:
             return UNKNOWN_WIDTH
 
-    def mem_operands(self, ptr: Val) -> tuple[Mem, list]:
+    def mem_operands(self, ptr: Val, volatile: bool = False) -> tuple[Mem, list]:
         info = self.pointer(ptr)
         mem = info.mem()
+        if volatile:
+            # A volatile access is a pointer reference of its own: it may alias
+            # every other access, so stores around it keep their order.
+            mem = Mem(None, Affine.of({"volatile": 1}))
         extra = []
         if ptr.kind == "local" and ptr.text not in mem.regs() and ptr.text not in self.allocas:
             extra.append(Reg(ptr.text))  # the address register: keeps its computation before the access
@@ -212,13 +216,14 @@ class _FunctionBuilder:
             self.allocas.add(dest.name)
             return None, True
         if op == "load":
-            mem, extra = self.mem_operands(values[0][1])
-            return Instr("load", dest, (mem, *extra), (("width", Attr(self.width(li.extra["type"]))),), loc), False
+            mem, extra = self.mem_operands(values[0][1], li.extra["volatile"])
+            width = UNKNOWN_WIDTH if li.extra["volatile"] else self.width(li.extra["type"])
+            return Instr("load", dest, (mem, *extra), (("width", Attr(width)),), loc), False
         if op == "store":
             (vt, value), (_, ptr) = values[0], values[1]
-            mem, extra = self.mem_operands(ptr)
-            return Instr("store", None, (mem, self.operand(value), *extra),
-                         (("width", Attr(self.width(vt))),), loc), False
+            mem, extra = self.mem_operands(ptr, li.extra["volatile"])
+            width = UNKNOWN_WIDTH if li.extra["volatile"] else self.width(vt)
+            return Instr("store", None, (mem, self.operand(value), *extra), (("width", Attr(width)),), loc), False
         if op == "getelementptr":
             base, indices = values[0], values[1:]
             info = self.gep_info(li.extra["type"], base, indices, li.tok)

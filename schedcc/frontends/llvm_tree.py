@@ -130,12 +130,12 @@ class ToValues(Transformer):
         return self._instr("alloca", kw, more, type=t)
 
     def load(self, c):
-        t, ptr, *more = c
-        return self._instr("load", ptr[1].tok, [ptr, *more], type=t)
+        volatile, t, ptr, *more = c
+        return self._instr("load", ptr[1].tok, [ptr, *more], type=t, volatile=volatile is not None)
 
     def store(self, c):
-        value, ptr, *more = c
-        return self._instr("store", value[1].tok, [value, ptr, *more])
+        volatile, value, ptr, *more = c
+        return self._instr("store", value[1].tok, [value, ptr, *more], volatile=volatile is not None)
 
     def gep(self, c):
         t, base, *more = c

@@ -75,6 +75,13 @@ STORES |= {"stptr.w": (4, "ri"), "stptr.d": (8, "ri"), "fst.s": (4, "ri"), "fst.
 BRANCHES = {"beq": 2, "bne": 2, "blt": 2, "bge": 2, "bltu": 2, "bgeu": 2,
             "beqz": 1, "bnez": 1, "bceqz": 1, "bcnez": 1, "b": 0, "bl": 0}
 
+# Memory or machine-state instructions whose effects schedcc does not model
+# (atomics, LL/SC, bounds-checked and vector memory, privileged state):
+# refused rather than scheduled as if they were arithmetic.
+UNSUPPORTED_PREFIXES = ("am", "ll.", "sc.", "preld", "csr", "iocsr", "cacop", "tlb", "ldgt", "ldle",
+                        "stgt", "stle", "fldgt", "fldle", "fstgt", "fstle", "ertn", "idle", "rdtime",
+                        "cpucfg", "lddir", "ldpte", "vld", "vst", "xvld", "xvst")
+
 # Instructions with effects beyond their operands: each is a scheduling region of its own.
 SYSTEM = frozenset({"syscall", "break", "dbar", "ibar"})
 
@@ -230,6 +237,9 @@ class _Decoder:
             if len(ops) != 3:
                 raise self.error(tok, "'jirl' takes rd, rj, offset")
             return Instr("jirl", None, tuple(self.value(o, tok) for o in ops), (), loc)
+        if op.startswith(UNSUPPORTED_PREFIXES):
+            raise self.error(tok, f"'{op}' is not supported: schedcc does not model its effect on memory "
+                                  "or machine state", ["docs/frontends.md lists the instructions it reads"])
         if op in SYSTEM:
             # reads the argument registers; what else it does is unknown: a barrier region of its own
             args = tuple(Reg(f"$a{k}") for k in range(8))
