@@ -10,8 +10,7 @@ from ..emit.json_out import dumps, program_json
 from ..emit.explain import format_walkthrough
 from ..emit.text import format_program
 from ..fileio import read_input, write_output
-from ..frontends.ir_text import parse
-from ..ir import print_program
+from ..frontends import LANGS, parse_source
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
 from ..viz.pipeline_diagram import format_block_diagrams
@@ -31,14 +30,20 @@ examples:
   schedcc examples/lecture.ir --target mips4 --explain --emit-dag dag.svg
   schedcc examples/lecture.ir --target mips4 --show-pipeline --emit-pipeline pipe.svg
   schedcc prog.ir --target la464 --format json -o prog.sched.ir
+  schedcc prog.ll --target la464 -o prog.sched.ll     (LLVM IR, e.g. clang -S -emit-llvm)
+  schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)
   schedcc examples/ascend/vector_add.ir --target ascend --emit-timeline pipes.svg
 
--o writes the output program: the scheduled IR, or for Ascend targets the
-synchronised Ascend C-style code (docs/ascend.md)."""
+-o writes the output program: the scheduled program in FILE's language, or for
+Ascend targets the synchronised Ascend C-style code (docs/ascend.md)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
+    parser.add_argument("file", metavar="FILE",
+                        help="program: schedcc IR (.ir), LLVM IR (.ll) or LoongArch assembly (.s); "
+                             "'-' reads standard input")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of FILE (default: from its extension; .ir otherwise)")
     parser.add_argument("-t", "--target", default="generic",
                         help="machine model: a name from 'schedcc targets' or a path to a .toml file "
                              "(default: generic)")
@@ -46,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("-o", "--output", metavar="OUT",
-                        help="write the output program to OUT: the scheduled IR, or for Ascend targets the "
-                             "synchronised Ascend C-style code")
+                        help="write the output program to OUT: the scheduled program in FILE's language, or "
+                             "for Ascend targets the synchronised Ascend C-style code")
     parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         help="override one value of the machine model, by its dotted TOML path "
                              "(e.g. classes.copy_in.params.bandwidth=128); repeatable")
@@ -69,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     args._source_text = text
-    program = parse(text, name)
+    source = parse_source(text, name, args.lang)
+    program = source.program
     target = apply_overrides(load_target(args.target), args.set)
     if is_ascend(target):
         return _ascend.run(args, program, target, name)
@@ -80,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.
     if args.output:
-        write_output(args.output, print_program(result.scheduled_program()), inputs)
+        write_output(args.output, source.render(result.scheduled_program()), inputs)
     if args.emit_dag:
         title = f"{name} on {result.target.name}: dependence DAG (red: critical path)"
         note = write_dag_picture(results_to_dot(result.blocks, title), args.emit_dag, inputs)

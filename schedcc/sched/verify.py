@@ -7,7 +7,8 @@ must hold from the program's meaning and the machine model.
   least the producer's latency later (RAW); a write waits for the readers of
   the previous value (WAR) and for the previous write (WAW).
 * Memory: accesses that may touch the same location (its own alias test,
-  after the rules of ``docs/dag.md``) keep their order and latency; calls and
+  after the rules of ``docs/dag.md``, including the ``width`` attribute: an
+  access covers ``width`` units from its constant) keep their order and latency; calls and
   instructions with unknown side effects order all memory.
 * The terminator issues last.
 * Resources: at most ``issue_width`` issues per cycle; each instruction on a
@@ -51,7 +52,7 @@ class VerificationError(Exception):
 class _Ref:
     index: int
     array: str | None          # None: pointer reference; "*": everything
-    address: tuple             # ((reg, defining index, coef), ...), offset
+    address: tuple             # ((reg, defining index, coef), ...), offset, width
     reads: bool
     writes: bool
 
@@ -59,7 +60,7 @@ class _Ref:
 def _side_effects(instr: Instr) -> bool:
     if instr.opcode == "call":
         return True
-    if instr.dest is not None or instr.opcode in ("nop", "br", "jmp", "ret"):
+    if instr.dest is not None or instr.opcode == "nop" or instr.is_terminator:
         return False
     return not any(isinstance(op, Mem) for op in instr.operands)
 
@@ -72,8 +73,16 @@ def _conflict(a: _Ref, b: _Ref) -> bool:
     if (a.array is None) != (b.array is None):
         return True  # a pointer may point into any array
     if a.array != b.array:
-        return False  # two different arrays (two pointer references share array None)
-    return not (a.address[0] == b.address[0] and a.address[1] != b.address[1])
+        return False
+    # the same array, or two pointer references: compare base values and ranges
+    (regs_a, lo_a, width_a), (regs_b, lo_b, width_b) = a.address, b.address
+    disjoint = lo_a + width_a <= lo_b or lo_b + width_b <= lo_a
+    return not (regs_a == regs_b and disjoint)
+
+
+def _width(instr: Instr) -> int:
+    w = instr.attr("width", 1)
+    return w if type(w) is int and w > 0 else 1
 
 
 def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: Mapping[int, str]) -> None:
@@ -101,9 +110,10 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     for j, ins in enumerate(instrs):
         mem = ins.mem_read or ins.mem_write
         if _side_effects(ins):
-            refs.append(_Ref(j, "*", ((), 0), True, True))
+            refs.append(_Ref(j, "*", ((), 0, 1), True, True))
         elif mem is not None:
-            address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const)
+            address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
+                       _width(ins))
             refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None))
         for r in ins.uses():
             if r in defined_by:
