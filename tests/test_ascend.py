@@ -116,6 +116,15 @@ def test_examples_compile_check_and_keep_their_expected_bottleneck(root, name):
     assert loop.check is not None and len(loop.sync.flags) <= loop.sync.flags_before
 
 
+def test_910a_matmul_leaves_l0c_through_the_vector_pipe(root):
+    text = (root / "examples" / "ascend" / "matmul_910a.ir").read_text()
+    loop = next(k for k in compile_kernels(parse(text), "ascend910a") if k.block.label == "loop")
+    assert loop.busy["V"] == 64 and loop.bound == 256
+    assert "M_V" in {f.event for f in loop.sync.flags}
+    with pytest.raises(SchedccError, match="'fixpipe' does not write global memory"):
+        compile_kernels(parse((root / "examples" / "ascend" / "matmul.ir").read_text()), "ascend910a")
+
+
 def run_cli(capsys, *args):
     code = main(list(args))
     out = capsys.readouterr()
@@ -136,6 +145,14 @@ def test_cli_prints_report_and_code_and_writes_outputs(root, tmp_path, capsys):
     threads = {e["args"]["name"] for e in doc["traceEvents"] if e.get("name") == "thread_name"}
     assert {"V", "MTE2", "MTE3"} <= threads
     assert any(e["ph"] == "s" for e in doc["traceEvents"])  # flows along the flags
+
+
+def test_cli_explain_says_why_each_flag_and_barrier_is_there(root, capsys):
+    code, text, _ = run_cli(capsys, str(root / "examples" / "ascend" / "vector_add.ir"), "--target", "ascend",
+                            "--explain", "--no-code")
+    assert code == 0
+    assert "flag 0: MTE2_V ID 0: #1 'y_ub = copy_in yGm[i] {bytes = 16KiB}' (MTE2) before #2" in text
+    assert "also orders #0 -> #2 (RAW on x_ub)" in text
 
 
 def test_cli_json_and_set(root, capsys):

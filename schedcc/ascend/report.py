@@ -224,3 +224,38 @@ def pipelined_json(p) -> dict[str, Any]:
             "schedule": [{"id": n, "cycle": c, "pipe": p.schedule.unit[n]} for n, c in sorted(p.schedule.cycle.items())],
             "buffers": p.copies, "lifetimes": p.lifetimes, "usage": p.usage, "rejected": p.rejected,
             "tiles": p.kernel.tile_count, "makespan": p.kernel.simulated_makespan}
+
+
+def format_explain(k: KernelResult) -> str:
+    """Why each flag and barrier is there, and which dependences needed none."""
+    dag, instrs, s = k.dag, k.block.instrs, k.sync
+    pipe = k.schedule.unit
+
+    def what(u: int, v: int) -> str:
+        d = dag.edges[u, v]
+        kind = d.get("mem", "MEM") + " through memory" if d["kind"] == "MEM" else d["kind"]
+        return f"{kind} on {d['reason']}"
+
+    lines = [f"Synchronisation of {k.function.name} / {k.block.label}, step by step:"]
+    covered: set[tuple[int, int]] = set()
+    for i, f in enumerate(s.flags):
+        via = f" (no {f.src_pipe}_{f.dst_pipe} event: the scalar pipe waits)" if f.wait_pipe != f.dst_pipe else ""
+        lines.append(f"  flag {i}: {f.event} ID {f.event_id}: #{f.src} '{instrs[f.src]}' ({f.src_pipe}) "
+                     f"before #{f.dst} '{instrs[f.dst]}' ({f.dst_pipe}), {what(f.src, f.dst)}{via}")
+        for u, v in f.covers:
+            covered.add((u, v))
+            if (u, v) != (f.src, f.dst):
+                lines.append(f"    also orders #{u} -> #{v} ({what(u, v)}): #{u} is known to have "
+                             "finished when this flag fires")
+    for p, n in s.barriers:
+        lines.append(f"  PipeBarrier<PIPE_{p}> before #{n} '{instrs[n]}': it needs "
+                     + ", ".join(f"#{u} ({what(u, n)})" for u in dag.pred[n]
+                                 if pipe[u] == p and dag.edges[u, n].get("sync") == "complete"))
+    implied = [(u, v) for u, v, d in dag.edges(data=True)
+               if d.get("sync") == "complete" and pipe[u] != pipe[v] and (u, v) not in covered]
+    for u, v in implied:
+        lines.append(f"  no flag for #{u} -> #{v} ({what(u, v)}, {pipe[u]} -> {pipe[v]}): "
+                     "implied by the flags and the pipes' order")
+    lines.append("  dependences out of the scalar pipe need no flag: S issues in order and finishes "
+                 "its own instructions first")
+    return "\n".join(lines)

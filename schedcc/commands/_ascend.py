@@ -12,7 +12,7 @@ import json
 import sys
 
 from ..ascend.kernel import compile_kernels
-from ..ascend.report import (format_code, format_pipelined, format_report, kernels_json, pipelined_json,
+from ..ascend.report import (format_code, format_explain, format_pipelined, format_report, kernels_json, pipelined_json,
                              timeline_bars, trace_events)
 from ..errors import SchedccError
 from ..fileio import write_output
@@ -83,6 +83,10 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
         for p in pipelined:
             sys.stdout.write(format_pipelined(p) + "\n\n")
         sys.stdout.write(format_report(kernels))
+        if getattr(args, "explain", False):
+            for k in kernels:
+                if k.sync.flags or k.sync.barriers:
+                    sys.stdout.write(format_explain(k) + "\n\n")
         if not args.no_code:
             sys.stdout.write("\n" + code)
     for note in notes:
