@@ -26,7 +26,7 @@ from .buffers import TilePlan, plan_tiles
 from .check import CheckResult, check_sync
 from .deps import kernel_dag
 from .model import AscendModel, ascend_model, is_ascend
-from .sync import SyncedKernel, insert_sync
+from .sync import OutOfEventIds, SyncedKernel, insert_sync
 from .tiles import unroll_tile_loop
 
 
@@ -95,8 +95,28 @@ def compile_block(function: Function, block: Block, target: Target | str, tiles:
     model = ascend_model(tgt)
     plan = tiles if tiles is not None else plan_tiles(function, model)
     dag = kernel_dag(block, tgt)
-    schedule = list_schedule(dag, tgt, priority=priority)
-    synced = insert_sync(dag, schedule, tgt)
+    while True:
+        schedule = list_schedule(dag, tgt, priority=priority)
+        try:
+            synced = insert_sync(dag, schedule, tgt)
+            break
+        except OutOfEventIds as short:
+            # Too many flags of one pair in flight: order the setter after the oldest
+            # consumer (freeing its ID) and schedule again with that in the timing.
+            added = 0
+            for consumer, setter, what in short.edges:
+                if nx.has_path(dag, setter, consumer):
+                    continue  # an ordering added just before already covers it, or would close a cycle
+                if consumer > setter:
+                    dag.graph["ordered"] = False  # node order is no longer a topological order
+                dag.add_edge(consumer, setter, kind="EVENT", latency=dag.nodes[consumer]["latency"],
+                             reason=f"frees {what}", sync="complete")
+                added += 1
+            if not added:
+                raise SchedccError(f"the kernel needs more event IDs than {tgt.name} has, and no "
+                                   "ordering frees one", block.loc,
+                                   notes=["fewer tiles in flight (fewer buffers) keep the events within "
+                                          "the hardware's IDs"])
     result = check_sync(block, tgt, synced.stream) if check else None
     return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
 

@@ -95,6 +95,10 @@ def format_summary(k: KernelResult) -> str:
                  f"-> {len(s.flags)} SetFlag/WaitFlag pair{'s' if len(s.flags) != 1 else ''} after reduction; "
                  f"barriers: {s.barriers_before} same-pipe dependence{'s' if s.barriers_before != 1 else ''} "
                  f"-> {len(s.barriers)} PipeBarrier")
+    freeing = sum(1 for _, _, d in k.dag.edges(data=True) if d["kind"] == "EVENT")
+    if freeing:
+        lines.append(f"  event IDs ran short: {freeing} extra ordering{'s' if freeing != 1 else ''} "
+                     "(a pipe waits for an old flag's consumer before it sets the flag again)")
     if s.flags:
         ids: dict[str, set[int]] = {}
         for f in s.flags:

@@ -28,7 +28,9 @@ instruction are pruned once more against each other.
 Event IDs: flags of one SRC_DST pair share ``event_ids`` IDs (0-7 on 910B).
 A flag reuses an ID when the previous flag with that ID has provably been
 waited for (its WaitFlag is covered by the vector clock at the new
-SetFlag), so the reuse holds whatever the actual timings are.
+SetFlag), so the reuse holds whatever the actual timings are. When every ID
+is in flight, :class:`OutOfEventIds` asks the caller for one more ordering
+(the setter waits for the oldest flag's consumer) and a new schedule.
 
 O((n + e) * p) for p pipes. Example::
 
@@ -75,6 +77,19 @@ class Flag:
     @property
     def event(self) -> str:
         return f"{self.src_pipe}_{self.wait_pipe}"
+
+
+class OutOfEventIds(Exception):
+    """More flags of one pair would be in flight than there are IDs.
+
+    ``edges`` lists (consumer, setter) pairs: making the setter start after the
+    consumer has finished frees an ID. :func:`schedcc.ascend.kernel.compile_block`
+    adds them to the DAG and schedules again.
+    """
+
+    def __init__(self, edges: list[tuple[int, int, str]]):
+        self.edges = edges
+        super().__init__(f"{len(edges)} flag(s) found no free event ID")
 
 
 @dataclass(frozen=True)
@@ -148,7 +163,7 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
         preds = [(u, d) for u, d in dag.pred[n].items() if d.get("sync") == "complete"]
         same = [u for u, _ in preds if pipe_of[u] == p]
         cross = [u for u, _ in preds if pipe_of[u] != p]
-        flags_before += len(cross)
+        flags_before += sum(1 for u, d in preds if pipe_of[u] != p and d["kind"] != "EVENT")
         barriers_before += len(same) if p != SCALAR_PIPE else 0
         if p == SCALAR_PIPE:
             vc = _join(vc, pipe_done[k])
@@ -196,7 +211,7 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
         if p == SCALAR_PIPE:
             dispatch = done
 
-    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes)
+    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag)
     # Leaving the block for another one (a loop's next iteration) drains every
     # pipe first, so that no flag or buffer use crosses the block boundary.
     block = dag.graph.get("block")
@@ -240,9 +255,16 @@ def _prune(chosen: list[int], base: list[int], done_vc, index, pipe_of, pos) -> 
     return keep
 
 
-def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes) -> None:
-    """Give each flag the lowest ID of its pair whose previous use has provably been waited for."""
+def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes, dag=None) -> None:
+    """Give each flag the lowest ID of its pair whose previous use has provably been waited for.
+
+    When all IDs of a pair are in flight, raise :class:`OutOfEventIds` with,
+    for each such flag, an ordering that frees one: the instruction the flag
+    follows waits for the consumer of the oldest flag in flight (one the
+    instruction does not itself precede, so no cycle arises).
+    """
     last: dict[tuple[str, int], Flag] = {}
+    extra: list[tuple[int, int, str]] = []
     for f in sorted(flags, key=lambda f: (pos[f.src], f.dst)):
         here = done_vc[f.src]
         for event_id in range(limit):
@@ -252,11 +274,19 @@ def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes)
                 last[(f.event, event_id)] = f
                 break
         else:
-            busy = [last[(f.event, i)] for i in range(limit)]
-            instr = nodes[f.dst]["instr"]
-            raise SchedccError(
-                f"more than {limit} {f.event} events would be in flight at once: all IDs 0-{limit - 1} "
-                f"are still waiting to be consumed when '{nodes[f.src]['instr']}' sets one",
-                instr.loc, notes=["still in flight: " + "; ".join(
-                    f"ID {b.event_id} before '{nodes[b.dst]['instr']}'" for b in busy),
-                    "fewer tiles in flight (fewer buffers) keep the events within the hardware's IDs"])
+            busy = sorted(range(limit), key=lambda i: pos[last[(f.event, i)].dst])
+            for event_id in busy:
+                consumer = last[(f.event, event_id)].dst
+                if dag is None or not nx.has_path(dag, f.src, consumer):
+                    extra.append((consumer, f.src, f"{f.event} ID {event_id}"))
+                    f.event_id = event_id  # as if freed, to find every shortage in one pass
+                    last[(f.event, event_id)] = f
+                    break
+            else:
+                instr = nodes[f.dst]["instr"]
+                raise SchedccError(
+                    f"more than {limit} {f.event} events would be in flight at once when "
+                    f"'{nodes[f.src]['instr']}' sets one, and none can be freed", instr.loc,
+                    notes=["fewer tiles in flight (fewer buffers) keep the events within the hardware's IDs"])
+    if extra:
+        raise OutOfEventIds(extra)
