@@ -266,6 +266,10 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
             nxt = next((stream[x].node for x in range(s, len(stream))
                         if stream[x].kind == "instr" and stream[x].pipe == p), None)
             before = f" before {name(nxt)}" if nxt is not None else ""
+            if op.kind == "drain":
+                problems.append(f"deadlock: {p} waits forever at PipeBarrier<PIPE_ALL>{before}: "
+                                f"{', '.join(q for q in stuck if q != p) or 'a pipe'} never finishes")
+                continue
             why = ("no SetFlag of it is ever issued" if s not in match
                    else "its SetFlag never fires")
             problems.append(f"deadlock: {p} waits forever at WaitFlag<HardEvent::{op.event}>({op.event_id})"
