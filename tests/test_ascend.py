@@ -212,3 +212,12 @@ def test_a_loop_block_drains_every_pipe_before_its_branch(root):
     assert kinds[-2:] == ["drain", "instr"] and kinds.count("drain") == 1
     br = len(k.block.instrs) - 1
     assert k.check.start[br] >= max(e for n, e in k.check.end.items() if n != br)
+
+
+def test_cli_dag_picture_and_cpu_only_options(root, tmp_path, capsys):
+    src = str(root / "examples" / "ascend" / "softmax.ir")
+    dot = tmp_path / "d.dot"
+    code, _, err = run_cli(capsys, src, "--target", "ascend", "--emit-dag", str(dot), "--no-code")
+    assert code == 0 and "vreduce_max" in dot.read_text()
+    code, _, err = run_cli(capsys, src, "--target", "ascend", "--show-pipeline")
+    assert code == 2 and "--emit-timeline" in err

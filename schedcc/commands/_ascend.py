@@ -42,6 +42,10 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, program, target, name: str) -> int:
+    for opt in ("show_pipeline", "emit_pipeline"):
+        if getattr(args, opt, None):
+            raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline stages; an Ascend core's "
+                               "pipes are drawn with --emit-timeline FILE.svg")
     check = args.verify is not False
     pipelined = []
     if getattr(args, "pipeline", False):
@@ -61,6 +65,12 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     # Everything is computed before anything is written.
     if args.output:
         write_output(args.output, code, inputs)
+    if getattr(args, "emit_dag", None):
+        from ..viz.dag_dot import results_to_dot, write_dag_picture
+        note = write_dag_picture(results_to_dot(kernels, f"{name} on {target.name}: dependence DAG "
+                                                "(red: critical path)"), args.emit_dag, inputs)
+        if note:
+            notes.append(note)
     if args.emit_timeline:
         from ..viz.timeline import write_timeline
         lanes = [p for p in target.units]
