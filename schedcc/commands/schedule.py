@@ -66,8 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="draw the pipeline diagram of both orders side by side as SVG")
     check = parser.add_mutually_exclusive_group()
     check.add_argument("--verify", dest="verify", action="store_true", default=None,
-                       help="verify every schedule, even of very large blocks")
-    check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+                       help="check every schedule with the independent verifier (the default)")
+    check.add_argument("--no-verify", dest="verify", action="store_false",
+                       help="skip the verifier (it takes about half the time of scheduling)")
     _ascend.add_arguments(parser)
 
 
