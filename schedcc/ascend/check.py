@@ -28,7 +28,7 @@ Example::
     >>> src = "x_ub = copy_in xGm[0] {bytes = 1KiB}\\ncopy_out yGm[0], x_ub {bytes = 1KiB}\\n"
     >>> k = compile_kernels(parse(src), "ascend")[0]
     >>> check_sync(k.block, k.target, k.sync.stream).makespan
-    632
+    432
 """
 
 from __future__ import annotations
