@@ -52,3 +52,31 @@ def test_cli_pipeline_report(root, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "tile loop modulo-scheduled" in out and "BUFFER_NUM" in out and "as code for 8 tiles" in out
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ascend_kernels import ascend_kernel  # noqa: E402
+from schedcc.errors import SchedccError  # noqa: E402
+
+
+def as_tile_loop(body: str) -> str:
+    lines = [ln for ln in body.splitlines() if not ln.startswith(("i =", "j ="))]
+    lines = [ln for ln in lines if "get_value" not in ln]
+    return ("func k(n) {\nentry:\n  i = 0\n  jmp loop\nloop:\n" + "".join(f"  {ln}\n" for ln in lines)
+            + "  i = i + 1\n  c = i < n\n  br c, loop, done\ndone:\n  ret\n}\n")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ascend_kernel(max_ops=10), st.integers(2, 6))
+def test_random_tile_loops_pipeline_into_checked_code(body, tiles):
+    text = as_tile_loop(body)
+    try:
+        (p,) = pipeline_tile_loops(parse(text, "r.ir"), "ascend", tiles=tiles)
+    except SchedccError as err:  # an honest refusal: no II fits the buffers
+        assert "no modulo schedule" in err.message or "overflows" in err.message, err.message
+        return
+    assert p.kernel.check is not None          # the concrete code passed the checker
+    assert p.ii >= p.schedule.mii.value
+    assert all(c >= 1 for c in p.copies.values())
