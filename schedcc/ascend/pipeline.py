@@ -33,7 +33,7 @@ Example::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
@@ -56,6 +56,7 @@ class PipelinedLoop:
     copies: dict[str, int]           # tile -> buffers (BUFFER_NUM)
     usage: dict[str, int]            # buffer -> bytes with the copies
     kernel: KernelResult             # the concrete, synchronised program for `tiles` iterations
+    tried: list[tuple[int, str]] = field(default_factory=list)  # II values that failed, and why
 
     @property
     def ii(self) -> int:
@@ -79,8 +80,8 @@ class PipelinedLoop:
 
     @property
     def rejected(self) -> list[str]:
-        """What the modulo scheduler tried before the II it kept."""
-        return [f"II {a.ii}: {a.outcome}" for a in self.schedule.attempts if a.outcome != "scheduled"]
+        """What was tried before the II kept, in the order tried."""
+        return [f"II {ii}: {why}" for ii, why in self.tried]
 
 
 def ascend_loop_dag(loop, target: Target) -> nx.DiGraph:
@@ -147,21 +148,69 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
                                    block.loc)
             dag = ascend_loop_dag(loop, tgt)
 
-            def accept(ms, dag=dag, plan=plan):
+            reasons: dict[int, str] = {}
+
+            def accept(ms, dag=dag, plan=plan, reasons=reasons):
                 copies = buffer_copies(tile_lifetimes(dag, ms.cycle, ms.ii, plan), ms.ii)
                 try:
                     check_capacity(plan, model, copies)
                 except SchedccError as err:
-                    return err.message + " (" + ", ".join(f"{r} x{c}" for r, c in copies.items() if c > 1) + ")"
+                    reasons[ms.ii] = ("rejected: " + err.message + " ("
+                                      + ", ".join(f"{r} x{c}" for r, c in copies.items() if c > 1) + ")")
+                    return reasons[ms.ii]
                 return True
 
-            ms = modulo_schedule(dag, tgt, algorithm=algorithm, accept=accept)
+            ms, tried = _search_ii(lambda ii: modulo_schedule(dag, tgt, algorithm=algorithm, accept=accept,
+                                                              min_ii=ii, max_ii=ii), dag, tgt, reasons)
             lifetimes = tile_lifetimes(dag, ms.cycle, ms.ii, plan)
             copies = buffer_copies(lifetimes, ms.ii)
             kernel = _concrete(function, block, tgt, plan, ms, copies, tiles, check)
             results.append(PipelinedLoop(function, block.label, ms, dag, lifetimes, copies,
-                                         plan.usage(model, copies), kernel))
+                                         plan.usage(model, copies), kernel, tried))
     return results
+
+
+def _search_ii(schedule_at, dag: nx.DiGraph, target: Target, reasons: dict[int, str]):
+    """The smallest II found by galloping up from the MII, then bisecting back.
+
+    Ascend latencies are hundreds of cycles, so trying every II in turn (each
+    a full modulo-scheduling attempt) is slow: steps double from about 1% of
+    the MII, and the gap between the last failure and the first success is
+    then bisected. O(log(II / MII)) attempts.
+    """
+    from ..sched.mii import mii as compute_mii
+    start = compute_mii(dag, target.issue_width).value
+    tried: list[tuple[int, str]] = []
+
+    def attempt(ii: int):
+        try:
+            return schedule_at(ii)
+        except SchedccError:
+            tried.append((ii, reasons.get(ii, "no schedule within the scheduler's budget")))
+            return None
+
+    step = max(1, -(-start // 100))
+    lo, ii = start - 1, start
+    limit = 64 * start + 64
+    found = attempt(ii)
+    while found is None:
+        lo = ii
+        ii += step
+        step *= 2
+        if ii > limit:
+            raise SchedccError(f"no modulo schedule found with II up to {limit}",
+                               notes=[f"II {i}: {why}" for i, why in tried[-3:]])
+        found = attempt(ii)
+    best = found
+    hi = ii
+    while hi - lo > 1:  # failures are not always monotonic in II; this is a search, not a proof
+        mid = (lo + hi) // 2
+        got = attempt(mid)
+        if got is None:
+            lo = mid
+        else:
+            best, hi = got, mid
+    return best, sorted(tried)
 
 
 def _concrete(function, block, target, plan, ms, copies, tiles, check) -> KernelResult:
