@@ -80,3 +80,14 @@ def test_random_tile_loops_pipeline_into_checked_code(body, tiles):
     assert p.kernel.check is not None          # the concrete code passed the checker
     assert p.ii >= p.schedule.mii.value
     assert all(c >= 1 for c in p.copies.values())
+
+
+def test_cli_pipeline_json_and_code(root, tmp_path, capsys):
+    import json
+    out = tmp_path / "mm.cc"
+    code = main([str(root / "examples" / "ascend" / "matmul.ir"), "--target", "ascend", "--pipeline",
+                 "--tiles", "4", "--format", "json", "-o", str(out)])
+    doc = json.loads(capsys.readouterr().out)
+    (loop,) = doc["pipelined"]
+    assert code == 0 and loop["ii"] == 256 and loop["buffers"]["c_l0c"] == 3 and loop["tiles"] == 4
+    assert "c2_l0c = mmad" in out.read_text()   # the third L0C buffer is used by the code
