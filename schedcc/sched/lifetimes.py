@@ -1,0 +1,83 @@
+"""Register pressure of a modulo schedule: lifetimes, MaxLive and modulo variable expansion.
+
+A value is defined by a node and read along its ``RAW`` edges (a use of
+distance d reads the value of d iterations earlier). Its *lifetime* runs from
+the definition's issue to the last use's issue, ``max(cycle[v] + d * II) -
+cycle[u]`` (at least 1 cycle). Folded onto the kernel's II rows, the values
+alive in a row must all sit in different registers: **MaxLive** is the largest
+count over the rows, a lower bound on registers.
+
+Without rotating registers a value living longer than II would be overwritten
+by the next iteration's definition before its last use. **Modulo variable
+expansion** unrolls the kernel ``u = max ceil(lifetime / II)`` times and gives
+every value ``q`` copies (the smallest divisor of u not below its own
+``ceil(lifetime / II)``), used round-robin by successive iterations;
+**registers** is the total number of copies.
+
+O(n + e). Example::
+
+    >>> import networkx as nx
+    >>> g = nx.DiGraph(); g.add_node(0, latency=4); g.add_node(1, latency=1)
+    >>> g.add_edge(0, 1, kind="RAW", latency=4, distance=0)
+    >>> p = register_pressure(g, 2, {0: 0, 1: 4})
+    >>> p.lifetime, p.max_live, p.unroll, p.copies, p.registers
+    ({0: 4, 1: 1}, 3, 2, {0: 2, 1: 1}, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Hashable, Mapping
+
+import networkx as nx
+
+
+@dataclass(frozen=True)
+class RegisterPressure:
+    lifetime: dict[Hashable, int]   # value (defining node) -> cycles
+    live_per_row: list[int]          # values alive in each kernel row
+    unroll: int                      # kernel unroll factor of modulo variable expansion
+    copies: dict[Hashable, int]      # registers per value after expansion
+
+    @property
+    def max_live(self) -> int:
+        return max(self.live_per_row, default=0)
+
+    @property
+    def registers(self) -> int:
+        return sum(self.copies.values())
+
+
+def defines_value(dag: nx.DiGraph, n: Hashable) -> bool:
+    instr = dag.nodes[n].get("instr")
+    if instr is not None:
+        return instr.dest is not None
+    return any(d.get("kind") == "RAW" for d in dag.succ[n].values())
+
+
+def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int]) -> RegisterPressure:
+    """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module docstring."""
+    lifetime: dict[Hashable, int] = {}
+    for n in dag.nodes:
+        if not defines_value(dag, n):
+            continue
+        # An operation that ends the kernel (the loop branch) comes after everything else
+        # in its row, so it reads at the end of its cycle.
+        ends = [cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0)
+                for v, d in dag.succ[n].items() if d.get("kind") == "RAW"]
+        lat = int(dag.nodes[n].get("latency", 1))
+        end = max(ends) if ends else cycle[n] + lat
+        lifetime[n] = max(end - cycle[n], 1)
+    rows = [0] * ii
+    for n, length in lifetime.items():
+        full, extra = divmod(length, ii)
+        if full:
+            rows = [r + full for r in rows]
+        for k in range(extra):
+            rows[(cycle[n] + k) % ii] += 1
+    need = {n: max(1, math.ceil(length / ii)) for n, length in lifetime.items()}
+    unroll = max(need.values(), default=1)
+    divisors = [q for q in range(1, unroll + 1) if unroll % q == 0]
+    copies = {n: next(q for q in divisors if q >= k) for n, k in need.items()}
+    return RegisterPressure(lifetime, rows, unroll, copies)
