@@ -13,6 +13,7 @@ from ..frontends.ir_text import parse
 from ..ir import print_program
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
+from . import pipeline_opts
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--verify", dest="verify", action="store_true", default=None,
                        help="verify every schedule, even of very large blocks")
     check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+    pipeline_opts.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     program = parse(text, name)
     result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
                               check=args.verify)
+    if pipeline_opts.wants_pipeline(args):
+        doc = program_json(result, args.priority) if args.format == "json" else None
+        return pipeline_opts.run_pipeline(args, program, doc)
     notes = []
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.

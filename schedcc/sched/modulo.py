@@ -395,6 +395,8 @@ def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float
     mrt = _MRT(ii, width, caps, nodes)
     time: dict = {}
     unit: dict = {}
+    # Without eviction, the last row must keep room for the operations pinned to it.
+    ends = [n for n in nodes if nodes[n].get("kernel_end")] or None
     for n in swing_order(dag, ii):
         early = [time[p] + d["latency"] - ii * d.get("distance", 0) for p, d in dag.pred[n].items() if p in time]
         late = [time[s] - d["latency"] + ii * d.get("distance", 0) for s, d in dag.succ[n].items()
@@ -413,7 +415,8 @@ def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float
         attempt.placements += 1
         for t in cands:
             bu = mrt.best_unit(n, t)
-            if bu is not None and not bu[1]:
+            if bu is not None and not bu[1] and (ends is None or n in ends or t % ii != ii - 1
+                                                   or _leaves_room(mrt, n, t, bu[0], ends, time)):
                 mrt.place(n, t, bu[0])
                 time[n], unit[n] = t, bu[0]
                 break
@@ -421,3 +424,19 @@ def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float
             attempt.outcome = f"no free slot for operation {n} between its scheduled neighbours"
             return None
     return time, unit
+
+
+def _leaves_room(mrt: _MRT, n, t: int, unit: str, ends: list, time: dict) -> bool:
+    """Would the kernel_end operations not yet placed still fit in the last row after *n*?"""
+    mrt.place(n, t, unit)
+    try:
+        for e in ends:
+            if e in time:
+                continue
+            fits = any(not mrt.conflicts(e, t, u) for u in mrt.nodes[e].get("units") or ("ISSUE",)
+                       if mrt.conflicts(e, t, u) is not None)
+            if not fits:
+                return False
+        return True
+    finally:
+        mrt.remove(n, t, unit)
