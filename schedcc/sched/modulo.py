@@ -168,6 +168,13 @@ class _MRT:
         self.issue: list[list] = [[] for _ in range(ii)]
         self.owner: dict[tuple[str, int], Hashable] = {}
         self.extra: dict[tuple[str, int], list] = {}
+        # Try the units fewest operations can use first: an ALU add should leave
+        # ALU0/ALU1 to the multiplies and branches that can run nowhere else.
+        demand: dict[str, int] = {}
+        for m in nodes:
+            for u in nodes[m].get("units") or ("ISSUE",):
+                demand[u] = demand.get(u, 0) + 1
+        self.choices = {m: sorted(nodes[m].get("units") or ("ISSUE",), key=lambda u: demand[u]) for m in nodes}
 
     def _rows(self, t: int, k: int) -> list[int]:
         return [(t + j) % self.ii for j in range(k)]
@@ -197,7 +204,7 @@ class _MRT:
 
     def best_unit(self, n: Hashable, t: int) -> tuple[str, set] | None:
         best = None
-        for unit in self.nodes[n].get("units") or ("ISSUE",):
+        for unit in self.choices[n]:
             c = self.conflicts(n, t, unit)
             if c is not None and (best is None or len(c) < len(best[1])):
                 best = (unit, c)
@@ -268,11 +275,15 @@ def _longest_paths(dag: nx.DiGraph, ii: int, reverse: bool) -> dict:
     return val
 
 
-def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt):
+def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt,
+         order: list | None = None):
     nodes = dag.nodes
-    height = _longest_paths(dag, ii, reverse=False)
-    position = {n: k for k, n in enumerate(nodes)}
-    key = {n: (-height[n], position[n]) for n in nodes}
+    if order is None:
+        height = _longest_paths(dag, ii, reverse=False)
+        position = {n: k for k, n in enumerate(nodes)}
+        key = {n: (-height[n], position[n]) for n in nodes}
+    else:
+        key = {n: (k,) for k, n in enumerate(order)}
     heap = [(key[n], n) for n in nodes]
     heapq.heapify(heap)
     mrt = _MRT(ii, width, caps, nodes)
@@ -390,6 +401,21 @@ def swing_order(dag: nx.DiGraph, ii: int) -> list:
 
 
 def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt):
+    """Swing placement; when an operation finds no slot between its placed neighbours,
+    repair at the same II with IMS eviction in swing order before giving the II up."""
+    placed = _swing_place(dag, ii, width, caps, attempt)
+    if placed is not None:
+        return placed
+    failure = attempt.outcome
+    repair = Attempt(ii, "")
+    found = _ims(dag, ii, width, caps, budget_ratio, repair, order=swing_order(dag, ii))
+    attempt.placements += repair.placements
+    attempt.evictions += repair.evictions
+    attempt.outcome = f"{failure}; repair with eviction: " + (repair.outcome or "scheduled")
+    return found
+
+
+def _swing_place(dag: nx.DiGraph, ii: int, width: int, caps: dict, attempt: Attempt):
     nodes = dag.nodes
     asap = _longest_paths(dag, ii, reverse=True)
     mrt = _MRT(ii, width, caps, nodes)
