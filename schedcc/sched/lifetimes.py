@@ -20,8 +20,8 @@ O(n + e). Example::
     >>> g = nx.DiGraph(); g.add_node(0, latency=4); g.add_node(1, latency=1)
     >>> g.add_edge(0, 1, kind="RAW", latency=4, distance=0)
     >>> p = register_pressure(g, 2, {0: 0, 1: 4})
-    >>> p.lifetime, p.max_live, p.unroll, p.copies, p.registers
-    ({0: 4, 1: 1}, 3, 2, {0: 2, 1: 1}, 3)
+    >>> p.lifetime, p.live_per_row, p.unroll, p.copies, p.registers
+    ({0: 4}, [2, 2], 2, {0: 2}, 2)
 """
 
 from __future__ import annotations

@@ -37,9 +37,9 @@ Example::
     >>> for n in range(3): g.add_node(n, latency=2, units=("ALU0", "ALU1"))
     >>> g.add_edge(0, 1, latency=2, distance=0); g.add_edge(1, 2, latency=2, distance=0)
     >>> g.add_edge(2, 2, latency=2, distance=1)
-    >>> s = modulo_schedule(g, 2)
+    >>> s = modulo_schedule(g, 2)  # issue width 2: row 0 is full with nodes 0 and 1
     >>> s.ii, s.stages, [s.cycle[n] for n in range(3)]
-    (2, 3, [0, 2, 4])
+    (2, 3, [0, 2, 5])
 """
 
 from __future__ import annotations

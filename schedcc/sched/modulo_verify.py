@@ -20,7 +20,7 @@ O(n * max occupancy + e). Example::
     >>> verify_modulo(g, 1, {0: 0, 1: 1}, {0: "ALU", 1: "ALU"}, issue_width=1)
     Traceback (most recent call last):
     ...
-    schedcc.sched.modulo_verify.ModuloVerificationError: II 1: ALU is used twice in row 0: by 0 (cycle 0) and 1 (cycle 1) (and 1 more)
+    schedcc.sched.modulo_verify.ModuloVerificationError: II 1: 1 at cycle 1 (iteration +0) is too early for 0 at cycle 0: dependence latency 2 needs cycle 2 or later (and 2 more)
 """
 
 from __future__ import annotations
