@@ -47,10 +47,10 @@ def loops_of(paths: list[str]):
                 yield Path(path).stem, loop
 
 
-def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -> tuple[int, int, int, int]:
+def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -> tuple[int, ...]:
     target = load_target(target_name)
     rows = []
-    at_mii = total = sum_ii = sum_mii = 0
+    at_mii = total = sum_ii = sum_mii = sum_live = sum_regs = 0
     for stem, loop in loops_of(paths):
         name = f"{stem}:{loop.function.name}/{loop.block.label}"
         if not isinstance(loop, Loop):
@@ -70,6 +70,8 @@ def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -
         at_mii += s.ii == s.mii.value
         sum_ii += s.ii
         sum_mii += s.mii.value
+        sum_live += p.max_live
+        sum_regs += p.registers
         rows.append((name, s.mii.res.value, s.mii.rec.value, s.ii, s.stages, p.max_live, p.registers,
                      f"{elapsed * 1000:.1f}", "" if s.ii == s.mii.value else f"II > MII {s.mii.value}"))
     if not quiet:
@@ -79,8 +81,9 @@ def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -
         for r in [header] + rows:
             print("  ".join(str(c).rjust(w) if i and i < 8 else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
     print(f"{target_name:>8} {algorithm:>5}: II == MII on {at_mii}/{total} loops ({100 * at_mii / max(total, 1):.1f}%), "
-          f"sum(II)/sum(MII) = {sum_ii}/{sum_mii} = {sum_ii / max(sum_mii, 1):.3f}")
-    return at_mii, total, sum_ii, sum_mii
+          f"sum(II)/sum(MII) = {sum_ii}/{sum_mii} = {sum_ii / max(sum_mii, 1):.3f}; "
+          f"sum(MaxLive) {sum_live}, sum(registers) {sum_regs}")
+    return at_mii, total, sum_ii, sum_mii, sum_live, sum_regs
 
 
 def big_body(target_name: str, algorithm: str, ops: int, repeat: int, seeds: int) -> None:
@@ -124,9 +127,10 @@ def main() -> None:
     print("\nsummary:")
     for alg in args.algorithms:
         rows = [s for t, a, s in summary if a == alg]
-        at, tot, si, sm = (sum(x[k] for x in rows) for k in range(4))
+        at, tot, si, sm, live, regs = (sum(x[k] for x in rows) for k in range(6))
         print(f"  {alg:>5}, all targets: II == MII on {at}/{tot} ({100 * at / max(tot, 1):.1f}%; goal >= 95%), "
-              f"sum(II)/sum(MII) = {si / max(sm, 1):.3f} (goal <= 1.02)")
+              f"sum(II)/sum(MII) = {si / max(sm, 1):.3f} (goal <= 1.02); "
+              f"sum(MaxLive) {live}, sum(registers) {regs}")
     print()
     for t in targets:
         for alg in args.algorithms:

@@ -94,6 +94,12 @@ def test_unschedulable_raises_clear_error():
         modulo_schedule(g, 1, algorithm="nope")
 
 
+def violations(dag, ii, cycle, unit, width):
+    with pytest.raises(ModuloVerificationError) as info:
+        verify_modulo(dag, ii, cycle, unit, width)
+    return " | ".join(info.value.violations)
+
+
 def test_verifier_catches_broken_schedules():
     dag = lecture_dag()
     s = modulo_schedule(dag, "la464")
@@ -101,20 +107,17 @@ def test_verifier_catches_broken_schedules():
     # a dependence: the store one cycle too early
     bad = dict(cyc)
     bad[4] = cyc[3]
-    with pytest.raises(ModuloVerificationError, match="too early"):
-        verify_modulo(dag, s.ii, bad, unit, 4)
+    assert "too early" in violations(dag, s.ii, bad, unit, 4)
     # a resource: two loads on the same AGU in the same row
     u2 = dict(unit)
     u2[0] = u2[2]
     c2 = dict(cyc)
     c2[0] = c2[2]
-    with pytest.raises(ModuloVerificationError, match="used twice"):
-        verify_modulo(dag, s.ii, c2, u2, 4)
+    assert "is used twice in row" in violations(dag, s.ii, c2, u2, 4)
     # the branch out of the last row
     c3 = dict(cyc)
     c3[7] += 1
-    with pytest.raises(ModuloVerificationError, match="last row"):
-        verify_modulo(dag, s.ii, c3, unit, 4)
+    assert "last row" in violations(dag, s.ii, c3, unit, 4)
     # the loop-carried distance matters: at II 1 the store/load recurrence breaks
     with pytest.raises(ModuloVerificationError):
         verify_modulo(dag, 1, cyc, unit, 8)

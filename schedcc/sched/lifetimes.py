@@ -56,19 +56,19 @@ def defines_value(dag: nx.DiGraph, n: Hashable) -> bool:
     return any(d.get("kind") == "RAW" for d in dag.succ[n].values())
 
 
+def value_lifetime(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], n: Hashable) -> int:
+    """Cycles the value defined by *n* stays alive (see the module docstring)."""
+    # An operation that ends the kernel (the loop branch) comes after everything else
+    # in its row, so it reads at the end of its cycle.
+    ends = [cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0)
+            for v, d in dag.succ[n].items() if d.get("kind") == "RAW"]
+    end = max(ends) if ends else cycle[n] + int(dag.nodes[n].get("latency", 1))
+    return max(end - cycle[n], 1)
+
+
 def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int]) -> RegisterPressure:
     """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module docstring."""
-    lifetime: dict[Hashable, int] = {}
-    for n in dag.nodes:
-        if not defines_value(dag, n):
-            continue
-        # An operation that ends the kernel (the loop branch) comes after everything else
-        # in its row, so it reads at the end of its cycle.
-        ends = [cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0)
-                for v, d in dag.succ[n].items() if d.get("kind") == "RAW"]
-        lat = int(dag.nodes[n].get("latency", 1))
-        end = max(ends) if ends else cycle[n] + lat
-        lifetime[n] = max(end - cycle[n], 1)
+    lifetime = {n: value_lifetime(dag, ii, cycle, n) for n in dag.nodes if defines_value(dag, n)}
     rows = [0] * ii
     for n, length in lifetime.items():
         full, extra = divmod(length, ii)
@@ -81,3 +81,58 @@ def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int]) -
     divisors = [q for q in range(1, unroll + 1) if unroll % q == 0]
     copies = {n: next(q for q in divisors if q >= k) for n, k in need.items()}
     return RegisterPressure(lifetime, rows, unroll, copies)
+
+
+def stage_schedule(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], rounds: int = 8
+                   ) -> tuple[dict[Hashable, int], int]:
+    """Shorten lifetimes by moving operations whole stages (Eichenberger and Davidson's
+    *stage scheduling*): moving an operation by a multiple of II keeps its row, hence
+    every resource, so only dependences limit the move. Each operation goes to the
+    stage, within what its dependences allow, that minimises the lifetimes of the value
+    it defines and of the values it reads; repeated until nothing moves.
+
+    Returns (new cycles, number of moves). O(rounds * (n + e) * S) for S stages.
+    """
+    cyc = dict(cycle)
+    values = {n for n in dag.nodes if defines_value(dag, n)}
+    moves = 0
+
+    def cost(n) -> int:
+        total = value_lifetime(dag, ii, cyc, n) if n in values else 0
+        for p, d in dag.pred[n].items():
+            if d.get("kind") == "RAW" and p in values and p != n:
+                total += value_lifetime(dag, ii, cyc, p)
+        return total
+
+    for _ in range(rounds):
+        changed = False
+        for n in dag.nodes:
+            lo, hi = -10**9, 10**9
+            t = cyc[n]
+            for p, d in dag.pred[n].items():
+                if p != n:
+                    need = cyc[p] + d["latency"] - d.get("distance", 0) * ii - t
+                    lo = max(lo, -((-need) // ii))
+            for s_, d in dag.succ[n].items():
+                if s_ != n:
+                    room = cyc[s_] + d.get("distance", 0) * ii - d["latency"] - t
+                    hi = min(hi, room // ii)
+            lo, hi = max(lo, -4), min(hi, 4)
+            if lo > hi:
+                continue
+            best_k, best = 0, cost(n)
+            for k in range(lo, hi + 1):
+                if k == 0:
+                    continue
+                cyc[n] = t + k * ii
+                c = cost(n)
+                if c < best:
+                    best_k, best = k, c
+            cyc[n] = t + best_k * ii
+            if best_k:
+                moves += 1
+                changed = True
+        if not changed:
+            break
+    shift = -(min(cyc.values(), default=0) // ii) * ii
+    return {n: c + shift for n, c in cyc.items()}, moves

@@ -53,6 +53,7 @@ import networkx as nx
 
 from ..errors import SchedccError
 from ..target import Target, load_target
+from .lifetimes import stage_schedule
 from .mii import MII, mii as compute_mii, resource_capacities
 
 ALGORITHMS = {
@@ -88,6 +89,7 @@ class ModuloSchedule:
     mii: MII
     issue_width: int
     attempts: list[Attempt] = field(default_factory=list)
+    stage_moves: int = 0  # operations moved by whole stages to shorten lifetimes
 
     def stage(self, node: Hashable) -> int:
         return self.cycle[node] // self.ii
@@ -112,15 +114,17 @@ AcceptFunction = Callable[[ModuloSchedule], "bool | str | None"]
 def modulo_schedule(dag: nx.DiGraph, target: Target | str | int, *, algorithm: str = "ims",
                     capacity: dict[str, int] | None = None, budget_ratio: float = DEFAULT_BUDGET_RATIO,
                     accept: AcceptFunction | None = None, max_ii: int | None = None,
-                    min_ii: int | None = None) -> ModuloSchedule:
+                    min_ii: int | None = None, stage_scheduling: bool = True) -> ModuloSchedule:
     """Modulo-schedule *dag* (nodes with ``latency units occupancy also``; edges with
     ``latency distance``) for *target* (a machine model, or just an issue width).
 
     II starts at the MII (or *min_ii* if larger) and grows when the scheduler
     fails at it or *accept* rejects the schedule (returns ``False`` or a reason
     string; ``True``/``None`` accepts). *capacity* gives the number of copies of
-    extra (``also``) resources (default 1 each). Raises :class:`SchedccError`
-    when no II up to *max_ii* works.
+    extra (``also``) resources (default 1 each). With *stage_scheduling* (the
+    default) operations are then moved by whole stages to shorten lifetimes
+    (:func:`schedcc.sched.lifetimes.stage_schedule`; II and resources are
+    unchanged). Raises :class:`SchedccError` when no II up to *max_ii* works.
     """
     if algorithm not in ALGORITHMS:
         raise SchedccError(f"unknown modulo scheduler '{algorithm}'", notes=[f"choose one of: {', '.join(ALGORITHMS)}"])
@@ -145,7 +149,10 @@ def modulo_schedule(dag: nx.DiGraph, target: Target | str | int, *, algorithm: s
         cycle, unit = found
         shift = -(min(cycle.values(), default=0) // ii) * ii
         cycle = {n: t + shift for n, t in cycle.items()}
-        sched = ModuloSchedule(dag, ii, cycle, unit, algorithm, bounds, width, attempts)
+        moved = 0
+        if stage_scheduling:
+            cycle, moved = stage_schedule(dag, ii, cycle)
+        sched = ModuloSchedule(dag, ii, cycle, unit, algorithm, bounds, width, attempts, moved)
         verdict = accept(sched) if accept is not None else True
         if verdict is True or verdict is None:
             attempt.outcome = "scheduled"
@@ -351,6 +358,8 @@ def swing_order(dag: nx.DiGraph, ii: int) -> list:
         if len(comp) > 1 or any(dag.has_edge(n, n) for n in comp):
             lat = sum(d["latency"] for u, v, d in dag.subgraph(comp).edges(data=True))
             dist = sum(d.get("distance", 0) for u, v, d in dag.subgraph(comp).edges(data=True)) or 1
+            if len(comp) == 1 and lat / dist * 2 <= ii:
+                continue  # a slack one-node recurrence (an induction variable) constrains nothing
             sets.append((-(lat / dist), min(position[n] for n in comp), set(comp)))
     sets.sort(key=lambda s: (s[0], s[1]))
     ordered = [s[2] for s in sets]
