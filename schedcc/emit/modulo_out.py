@@ -115,6 +115,8 @@ def format_pipeline_explain(res: LoopResult) -> str:
     for a in s.attempts:
         work = f"{a.placements} placements" + (f", {a.evictions} evictions" if s.algorithm == "ims" else "")
         lines.append(f"  tried II {a.ii}: {a.outcome} ({work})")
+    lines.append(f"  stage scheduling: {s.stage_moves} operation{'s' if s.stage_moves != 1 else ''} moved by whole "
+                 "stages (same rows, so the same resources) to shorten lifetimes")
     p = res.pressure
     longest = max(p.lifetime.items(), key=lambda kv: kv[1], default=None)
     if longest is not None:
@@ -139,7 +141,7 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
             "res_mii": m.res.value, "res_mii_reason": m.res.reason,
             "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),
             "mii": m.value, "ii": s.ii, "stages": s.stages, "algorithm": s.algorithm,
-            "max_live": p.max_live, "registers": p.registers, "unroll": p.unroll,
+            "max_live": p.max_live, "registers": p.registers, "unroll": p.unroll, "stage_moves": s.stage_moves,
             "attempts": [{"ii": a.ii, "outcome": a.outcome, "placements": a.placements,
                           "evictions": a.evictions} for a in s.attempts],
             "kernel": [{"id": n, "text": _instr(res, n), "cycle": s.cycle[n], "stage": s.stage(n),
