@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import networkx as nx
 
 from .dag import build_dag
+from .errors import SchedccError
 from .ir import Block, Program
 from .loops import Loop, NotPipelined, find_loops, loop_dag
 from .sched import list_schedule
@@ -68,7 +69,10 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
     dag = loop_dag(loop, target)
-    sched = modulo_schedule(dag, target, algorithm=algorithm, accept=accept)
+    try:
+        sched = modulo_schedule(dag, target, algorithm=algorithm, accept=accept)
+    except SchedccError as err:
+        return LoopResult(loop, dag, cycles_before=before, reason=err.message)
     verify_modulo(dag, sched.ii, sched.cycle, sched.unit, target.issue_width)
     pressure = register_pressure(dag, sched.ii, sched.cycle)
     blocks = generate(loop, sched, pressure)
