@@ -71,7 +71,7 @@ def cyclic_graphs(draw):
     return g
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(cyclic_graphs())
 def test_rec_mii_matches_brute_force(g):
     got = rec_mii(g)
