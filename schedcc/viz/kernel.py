@@ -16,29 +16,34 @@ from .timeline import Bar, write_timeline
 
 
 def kernel_bars(res: LoopResult, target, iterations: int | None = None, prefix: str = "") -> tuple[list[Bar], list[str]]:
+    """Bars and lanes of the picture; operations issued in the same cycle of the
+    same iteration share one bar (labelled "2 ops"; its tooltip names them)."""
     s = res.schedule
     count = iterations if iterations is not None else min(s.stages + 3, 12)
-    bars: list[Bar] = []
-    lanes: list[str] = []
     block = res.loop.block
     flat = list_schedule(build_dag(block, target), target)
     period = res.cycles_before
+    cells: dict[tuple[str, int], list[tuple[int, str, str]]] = {}
+    lanes: list[str] = []
     for k in range(min(count, 3)):
         lane = f"{prefix}not pipelined: iteration {k}"
         lanes.append(lane)
         for n, c in flat.cycle.items():
-            t = k * period + c
-            instr = block.instrs[n]
-            bars.append(Bar(lane, t, t + 1, instr.opcode, "not pipelined", f"#{n} {instr} at cycle {t}"))
+            cells.setdefault((lane, k * period + c), []).append((-1, block.instrs[n].opcode, f"#{n} {block.instrs[n]}"))
     for k in range(count):
         lane = f"{prefix}pipelined: iteration {k}"
         lanes.append(lane)
         for n in res.dag.nodes:
-            t = k * s.ii + s.cycle[n]
             instr = res.dag.nodes[n]["instr"]
-            stage = s.stage(n)
-            bars.append(Bar(lane, t, t + 1, instr.opcode, f"stage {stage}",
-                            f"#{n} {instr}: iteration {k}, stage {stage}, cycle {t} on {s.unit[n]}"))
+            cells.setdefault((lane, k * s.ii + s.cycle[n]), []).append(
+                (s.stage(n), instr.opcode, f"#{n} {instr} (stage {s.stage(n)}, {s.unit[n]})"))
+    bars: list[Bar] = []
+    for (lane, t), ops in sorted(cells.items(), key=lambda kv: (min(o[0] for o in kv[1]), kv[0][1])):
+        stage = min(o[0] for o in ops)
+        category = "not pipelined" if stage < 0 else f"stage {stage}"
+        tip = f"cycle {t}: " + "; ".join(o[2] for o in ops)
+        label = ops[0][1] if len(ops) == 1 else f"{len(ops)} ops"  # the tooltip lists them
+        bars.append(Bar(lane, t, t + 1, label, category, tip))
     return bars, lanes
 
 
