@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SchedccError
-from .ir import Block, Const, Function, Instr, Label, Mem, Program, Reg, Sym
+from .ir import Block, Const, Function, Instr, Mem, Program, Reg, Sym
 
 ELEMENT = 8          # bytes per element
 SPACING = 1 << 32    # bytes between the bases of two arrays

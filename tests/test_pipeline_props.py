@@ -77,3 +77,32 @@ def test_example_kernels_compute_the_same(path):
             want = run_program(prog, func.name, args, seed=n, array_size=48)
             got = run_program(new, func.name, args, seed=n, array_size=48)
             assert format_result(got) == format_result(want), (target, algorithm, n)
+
+
+def test_constant_bound_and_countdown_with_every_start():
+    # The trip count comes from a constant bound; the start value varies it from 1 to 40.
+    text = """func f(s) {
+entry:
+  i = s
+  acc = 0
+loop:
+  a = load A[i]
+  b = load B[i]
+  p = a * b
+  acc = acc + p
+  store C[i], acc
+  i = i - 3
+  more = i >= 7
+  br more, loop, exit
+exit:
+  ret acc
+}
+"""
+    prog = parse(text)
+    for target, algorithm in (("la464", "ims"), ("la664", "swing"), ("mips4", "ims")):
+        new = parse(print_program(pipeline_program(prog, target, algorithm).transformed))
+        assert any(b.label == "loop.kernel" for b in new.functions[0].blocks)
+        for s in range(7, 127, 3):
+            args = {"s": s}
+            want = format_result(run_program(prog, "f", args, seed=s, array_size=130))
+            assert format_result(run_program(new, "f", args, seed=s, array_size=130)) == want, (target, s)

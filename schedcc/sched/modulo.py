@@ -45,7 +45,6 @@ Example::
 from __future__ import annotations
 
 import heapq
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Hashable
 
