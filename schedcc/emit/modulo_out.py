@@ -113,7 +113,7 @@ def format_pipeline_explain(res: LoopResult) -> str:
     lines.append(f"  {bound_text(res)}")
     lines.append(f"  scheduler: {ALGORITHMS[s.algorithm]}")
     for a in s.attempts:
-        work = f"{a.placements} placements" + (f", {a.evictions} evictions" if s.algorithm == "ims" else "")
+        work = f"{a.placements} placements" + (f", {a.evictions} evictions" if s.algorithm == "ims" or a.evictions else "")
         lines.append(f"  tried II {a.ii}: {a.outcome} ({work})")
     lines.append(f"  stage scheduling: {s.stage_moves} operation{'s' if s.stage_moves != 1 else ''} moved by whole "
                  "stages (same rows, so the same resources) to shorten lifetimes")

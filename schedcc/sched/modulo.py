@@ -154,7 +154,7 @@ def modulo_schedule(dag: nx.DiGraph, target: Target | str | int, *, algorithm: s
         sched = ModuloSchedule(dag, ii, cycle, unit, algorithm, bounds, width, attempts, moved)
         verdict = accept(sched) if accept is not None else True
         if verdict is True or verdict is None:
-            attempt.outcome = "scheduled"
+            attempt.outcome = attempt.outcome or "scheduled"
             attempts.append(attempt)
             return sched
         attempt.outcome = "rejected: " + (verdict if isinstance(verdict, str) else "the accept() callback said no")
@@ -300,7 +300,7 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
     pred, succ = dag.pred, dag.succ
     while heap:
         if attempt.placements >= budget:
-            attempt.outcome = f"budget of {budget} placements exhausted ({attempt.evictions} evictions)"
+            attempt.outcome = f"budget of {budget} placements exhausted"
             return None
         _, n = heapq.heappop(heap)
         if n in time:
@@ -419,7 +419,8 @@ def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float
     found = _ims(dag, ii, width, caps, budget_ratio, repair, order=swing_order(dag, ii))
     attempt.placements += repair.placements
     attempt.evictions += repair.evictions
-    attempt.outcome = f"{failure}; repair with eviction: " + (repair.outcome or "scheduled")
+    attempt.outcome = f"swing placement failed ({failure}); repaired in swing order with eviction: " + \
+        (repair.outcome or "scheduled")
     return found
 
 
