@@ -32,6 +32,8 @@ def check_equivalent(text: str, target: str, algorithm: str, seed: int, extra_tr
     rng = random.Random(seed)
     for n in sorted(trips):
         arrays = {a: [rng.randint(-5, 5) for _ in range(n + ARRAY_SLACK + 8)] for a in "ABC" if f"{a}[" in text}
+        if "[p " in text:
+            arrays["p"] = [rng.randint(-5, 5) for _ in range(n + ARRAY_SLACK + 8)]
         args = dict(arrays, n=n, a=rng.randint(-4, 4), b=rng.randint(-4, 4))
         want = format_result(run_program(prog, "f", args, max_steps=200_000))
         got = format_result(run_program(new, "f", args, max_steps=400_000))
