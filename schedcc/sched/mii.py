@@ -115,16 +115,22 @@ def res_mii(dag: nx.DiGraph, issue_width: int, capacity: dict[str, int] | None =
     return best
 
 
-def _weights(nodes: list, dag: nx.DiGraph, ii: int) -> np.ndarray:
-    index = {v: k for k, v in enumerate(nodes)}
-    w = np.full((len(nodes), len(nodes)), -np.inf)
-    for u in nodes:
-        for v, d in dag.succ[u].items():
-            if v in index:
-                val = d["latency"] - ii * d.get("distance", 0)
-                if val > w[index[u], index[v]]:
-                    w[index[u], index[v]] = val
-    return w
+class _EdgeArrays:
+    """The edges of one strongly connected component as numpy arrays, built once."""
+
+    def __init__(self, nodes: list, dag: nx.DiGraph):
+        index = {v: k for k, v in enumerate(nodes)}
+        rows = [(index[u], index[v], d["latency"], d.get("distance", 0))
+                for u in nodes for v, d in dag.succ[u].items() if v in index]
+        arr = np.array(rows, dtype=float).reshape(-1, 4)
+        self.n = len(nodes)
+        self.src, self.dst = arr[:, 0].astype(int), arr[:, 1].astype(int)
+        self.lat, self.dist = arr[:, 2], arr[:, 3]
+
+    def weights(self, ii: int) -> np.ndarray:
+        w = np.full((self.n, self.n), -np.inf)
+        np.maximum.at(w, (self.src, self.dst), self.lat - ii * self.dist)
+        return w
 
 
 def has_positive_cycle(w: np.ndarray) -> bool:
@@ -145,16 +151,17 @@ def rec_mii(dag: nx.DiGraph) -> RecBound:
         if len(nodes) == 1 and not dag.has_edge(nodes[0], nodes[0]):
             continue
         sub = dag.subgraph(nodes)
+        edges = _EdgeArrays(nodes, sub)
         lo = 1
-        hi = max(1, sum(d["latency"] for _, _, d in sub.edges(data=True)))
-        if has_positive_cycle(_weights(nodes, sub, hi)):
+        hi = max(1, int(edges.lat.sum()))
+        if has_positive_cycle(edges.weights(hi)):
             raise ValueError("a dependence cycle with total distance 0: the loop cannot be scheduled")
-        if not has_positive_cycle(_weights(nodes, sub, lo)):
+        if not has_positive_cycle(edges.weights(lo)):
             value = lo
         else:
             while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
                 mid = (lo + hi) // 2
-                if has_positive_cycle(_weights(nodes, sub, mid)):
+                if has_positive_cycle(edges.weights(mid)):
                     lo = mid
                 else:
                     hi = mid

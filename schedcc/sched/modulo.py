@@ -297,7 +297,12 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
     unit: dict = {}
     last: dict = {}
     budget = max(int(budget_ratio * len(key)), len(key))
-    pred, succ = dag.pred, dag.succ
+    # Plain lists of (neighbour, latency - II * distance): the loop below runs budget times.
+    preds = {n: [(p, d["latency"] - ii * d.get("distance", 0)) for p, d in dag.pred[n].items() if p != n]
+             for n in nodes}
+    succs = {n: [(s, d["latency"] - ii * d.get("distance", 0)) for s, d in dag.succ[n].items() if s != n]
+             for n in nodes}
+    issue = mrt.issue
     while heap:
         if attempt.placements >= budget:
             attempt.outcome = f"budget of {budget} placements exhausted"
@@ -306,11 +311,13 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
         if n in time:
             continue
         estart = 0
-        for p, d in pred[n].items():
-            if p in time:
-                estart = max(estart, time[p] + d["latency"] - ii * d.get("distance", 0))
+        for p, w in preds[n]:
+            if p in time and time[p] + w > estart:
+                estart = time[p] + w
         chosen = None
         for t in _slots(n, estart, estart + ii - 1, ii, nodes):
+            if len(issue[t % ii]) >= width:
+                continue  # the row is full: no unit choice can help
             bu = mrt.best_unit(n, t)
             if bu is None:
                 attempt.outcome = f"operation {n} cannot fit in II {ii}"
@@ -332,8 +339,8 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
         mrt.place(n, t, u)
         time[n], unit[n], last[n] = t, u, t
         attempt.placements += 1
-        for s, d in succ[n].items():
-            if s in time and s != n and time[s] < t + d["latency"] - ii * d.get("distance", 0):
+        for s, w in succs[n]:
+            if s in time and time[s] < t + w:
                 mrt.remove(s, time[s], unit[s])
                 del time[s], unit[s]
                 heapq.heappush(heap, (key[s], s))
@@ -410,16 +417,18 @@ def swing_order(dag: nx.DiGraph, ii: int) -> list:
 
 def _swing(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt):
     """Swing placement; when an operation finds no slot between its placed neighbours,
-    repair at the same II with IMS eviction in swing order before giving the II up."""
+    try IMS (with eviction) at the same II before giving the II up."""
     placed = _swing_place(dag, ii, width, caps, attempt)
     if placed is not None:
         return placed
     failure = attempt.outcome
     repair = Attempt(ii, "")
-    found = _ims(dag, ii, width, caps, budget_ratio, repair, order=swing_order(dag, ii))
+    # Height order, not swing order: with eviction, placing predecessors first keeps the
+    # cascades of evicted successors short (swing order can evict without end on dense graphs).
+    found = _ims(dag, ii, width, caps, budget_ratio, repair)
     attempt.placements += repair.placements
     attempt.evictions += repair.evictions
-    attempt.outcome = f"swing placement failed ({failure}); repaired in swing order with eviction: " + \
+    attempt.outcome = f"swing placement failed ({failure}); repaired by iterative modulo scheduling: " + \
         (repair.outcome or "scheduled")
     return found
 
