@@ -45,6 +45,7 @@ Example::
 from __future__ import annotations
 
 import heapq
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Hashable
 
@@ -249,17 +250,47 @@ def _slots(n, lo: int, hi: int, ii: int, nodes, step: int = 1) -> range:
     return range(lo, hi + 1) if step > 0 else range(hi, lo - 1, -1)
 
 
+class _Structure:
+    """What the schedulers need about a graph that does not depend on II, computed once."""
+
+    def __init__(self, dag: nx.DiGraph):
+        self.key = (dag.number_of_nodes(), dag.number_of_edges())
+        self.edges = [(u, v, d["latency"], d.get("distance", 0)) for u, v, d in dag.edges(data=True)]
+        try:
+            order = list(nx.topological_sort(nx.DiGraph((u, v) for u, v, _, dist in self.edges
+                                                        if dist == 0 and u != v)))
+        except nx.NetworkXUnfeasible:
+            order = []
+        self.rank = {n: k for k, n in enumerate(order)}
+        self.recurrences = []  # (latency sum, distance sum, nodes) of each cyclic SCC
+        for comp in nx.strongly_connected_components(dag):
+            if len(comp) > 1 or any(dag.has_edge(n, n) for n in comp):
+                sub = dag.subgraph(comp)
+                lat = sum(d["latency"] for _, _, d in sub.edges(data=True))
+                dist = sum(d.get("distance", 0) for _, _, d in sub.edges(data=True)) or 1
+                self.recurrences.append((lat, dist, set(comp)))
+        self.preds0 = {n: [p for p, d in dag.pred[n].items() if d.get("distance", 0) == 0] for n in dag.nodes}
+        self.succs0 = {n: [v for v, d in dag.succ[n].items() if d.get("distance", 0) == 0] for n in dag.nodes}
+
+
+_STRUCTURES: "weakref.WeakKeyDictionary[nx.DiGraph, _Structure]" = weakref.WeakKeyDictionary()
+
+
+def _structure(dag: nx.DiGraph) -> _Structure:
+    st = _STRUCTURES.get(dag)
+    if st is None or st.key != (dag.number_of_nodes(), dag.number_of_edges()):
+        st = _STRUCTURES[dag] = _Structure(dag)
+    return st
+
+
 def _longest_paths(dag: nx.DiGraph, ii: int, reverse: bool) -> dict:
     """Height (reverse=False: to the end, own latency included) or depth (earliest start)
-    with edge weights latency - II*distance; Bellman-Ford style relaxation, O(n*e) worst case."""
+    with edge weights latency - II*distance; Bellman-Ford style relaxation, O(n*e) worst case
+    (a few passes in practice: edges are visited in topological order of the distance-0 graph)."""
     nodes = dag.nodes
-    forward = [(u, v, d["latency"] - ii * d.get("distance", 0)) for u, v, d in dag.edges(data=True)]
-    try:
-        order = list(nx.topological_sort(nx.DiGraph((u, v) for u, v, d in dag.edges(data=True)
-                                                    if d.get("distance", 0) == 0 and u != v)))
-    except nx.NetworkXUnfeasible:
-        order = []
-    rank = {n: k for k, n in enumerate(order)}
+    st = _structure(dag)
+    rank = st.rank
+    forward = [(u, v, lat - ii * dist) for u, v, lat, dist in st.edges]
     if reverse:
         val = {n: 0 for n in nodes}
         forward.sort(key=lambda e: rank.get(e[0], 0))
@@ -359,14 +390,12 @@ def swing_order(dag: nx.DiGraph, ii: int) -> list:
     horizon = max((asap[n] + height[n] for n in nodes), default=0)
     mobility = {n: horizon - height[n] - asap[n] for n in nodes}
     position = {n: k for k, n in enumerate(nodes)}
+    st = _structure(dag)
     sets = []
-    for comp in nx.strongly_connected_components(dag):
-        if len(comp) > 1 or any(dag.has_edge(n, n) for n in comp):
-            lat = sum(d["latency"] for u, v, d in dag.subgraph(comp).edges(data=True))
-            dist = sum(d.get("distance", 0) for u, v, d in dag.subgraph(comp).edges(data=True)) or 1
-            if len(comp) == 1 and lat / dist * 2 <= ii:
-                continue  # a slack one-node recurrence (an induction variable) constrains nothing
-            sets.append((-(lat / dist), min(position[n] for n in comp), set(comp)))
+    for lat, dist, comp in st.recurrences:
+        if len(comp) == 1 and lat / dist * 2 <= ii:
+            continue  # a slack one-node recurrence (an induction variable) constrains nothing
+        sets.append((-(lat / dist), min(position[n] for n in comp), set(comp)))
     sets.sort(key=lambda s: (s[0], s[1]))
     ordered = [s[2] for s in sets]
     in_sets = set().union(*ordered) if ordered else set()
@@ -376,11 +405,7 @@ def swing_order(dag: nx.DiGraph, ii: int) -> list:
     order: list = []
     placed: set = set()
 
-    def preds0(n):
-        return [p for p, d in dag.pred[n].items() if d.get("distance", 0) == 0]
-
-    def succs0(n):
-        return [s for s, d in dag.succ[n].items() if d.get("distance", 0) == 0]
+    preds0, succs0 = st.preds0.__getitem__, st.succs0.__getitem__
 
     for group in ordered:
         todo = set(group)
@@ -441,10 +466,13 @@ def _swing_place(dag: nx.DiGraph, ii: int, width: int, caps: dict, attempt: Atte
     unit: dict = {}
     # Without eviction, the last row must keep room for the operations pinned to it.
     ends = [n for n in nodes if nodes[n].get("kernel_end")] or None
+    preds = {n: [(p, d["latency"] - ii * d.get("distance", 0)) for p, d in dag.pred[n].items() if p != n]
+             for n in nodes}
+    succs = {n: [(s, d["latency"] - ii * d.get("distance", 0)) for s, d in dag.succ[n].items() if s != n]
+             for n in nodes}
     for n in swing_order(dag, ii):
-        early = [time[p] + d["latency"] - ii * d.get("distance", 0) for p, d in dag.pred[n].items() if p in time]
-        late = [time[s] - d["latency"] + ii * d.get("distance", 0) for s, d in dag.succ[n].items()
-                if s in time and s != n]
+        early = [time[p] + w for p, w in preds[n] if p in time]
+        late = [time[s] - w for s, w in succs[n] if s in time]
         if early and late:
             cands = _slots(n, max(early), min(min(late), max(early) + ii - 1), ii, nodes)
         elif early:
