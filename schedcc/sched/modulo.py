@@ -269,6 +269,12 @@ class _Structure:
                 lat = sum(d["latency"] for _, _, d in sub.edges(data=True))
                 dist = sum(d.get("distance", 0) for _, _, d in sub.edges(data=True)) or 1
                 self.recurrences.append((lat, dist, set(comp)))
+        self.preds = {n: [] for n in dag.nodes}   # n -> [(predecessor, latency, distance)], no self-loops
+        self.succs = {n: [] for n in dag.nodes}
+        for u, v, lat, dist in self.edges:
+            if u != v:
+                self.preds[v].append((u, lat, dist))
+                self.succs[u].append((v, lat, dist))
         self.preds0 = {n: [p for p, d in dag.pred[n].items() if d.get("distance", 0) == 0] for n in dag.nodes}
         self.succs0 = {n: [v for v, d in dag.succ[n].items() if d.get("distance", 0) == 0] for n in dag.nodes}
 
@@ -328,11 +334,9 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
     unit: dict = {}
     last: dict = {}
     budget = max(int(budget_ratio * len(key)), len(key))
-    # Plain lists of (neighbour, latency - II * distance): the loop below runs budget times.
-    preds = {n: [(p, d["latency"] - ii * d.get("distance", 0)) for p, d in dag.pred[n].items() if p != n]
-             for n in nodes}
-    succs = {n: [(s, d["latency"] - ii * d.get("distance", 0)) for s, d in dag.succ[n].items() if s != n]
-             for n in nodes}
+    # Plain lists of (neighbour, latency, distance): the loop below runs budget times.
+    st = _structure(dag)
+    preds, succs = st.preds, st.succs
     issue = mrt.issue
     while heap:
         if attempt.placements >= budget:
@@ -342,9 +346,9 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
         if n in time:
             continue
         estart = 0
-        for p, w in preds[n]:
-            if p in time and time[p] + w > estart:
-                estart = time[p] + w
+        for p, lat, dist in preds[n]:
+            if p in time and time[p] + lat - ii * dist > estart:
+                estart = time[p] + lat - ii * dist
         chosen = None
         for t in _slots(n, estart, estart + ii - 1, ii, nodes):
             if len(issue[t % ii]) >= width:
@@ -370,8 +374,8 @@ def _ims(dag: nx.DiGraph, ii: int, width: int, caps: dict, budget_ratio: float, 
         mrt.place(n, t, u)
         time[n], unit[n], last[n] = t, u, t
         attempt.placements += 1
-        for s, w in succs[n]:
-            if s in time and time[s] < t + w:
+        for s, lat, dist in succs[n]:
+            if s in time and time[s] < t + lat - ii * dist:
                 mrt.remove(s, time[s], unit[s])
                 del time[s], unit[s]
                 heapq.heappush(heap, (key[s], s))
@@ -466,13 +470,10 @@ def _swing_place(dag: nx.DiGraph, ii: int, width: int, caps: dict, attempt: Atte
     unit: dict = {}
     # Without eviction, the last row must keep room for the operations pinned to it.
     ends = [n for n in nodes if nodes[n].get("kernel_end")] or None
-    preds = {n: [(p, d["latency"] - ii * d.get("distance", 0)) for p, d in dag.pred[n].items() if p != n]
-             for n in nodes}
-    succs = {n: [(s, d["latency"] - ii * d.get("distance", 0)) for s, d in dag.succ[n].items() if s != n]
-             for n in nodes}
+    st = _structure(dag)
     for n in swing_order(dag, ii):
-        early = [time[p] + w for p, w in preds[n] if p in time]
-        late = [time[s] - w for s, w in succs[n] if s in time]
+        early = [time[p] + lat - ii * dist for p, lat, dist in st.preds[n] if p in time]
+        late = [time[s] - lat + ii * dist for s, lat, dist in st.succs[n] if s in time]
         if early and late:
             cands = _slots(n, max(early), min(min(late), max(early) + ii - 1), ii, nodes)
         elif early:
