@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
+    "run": "schedcc.commands.run",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

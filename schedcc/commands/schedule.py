@@ -15,6 +15,7 @@ from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
 from ..viz.pipeline_diagram import format_block_diagrams
 from ..viz.pipeline_svg import write_pipeline_picture
+from . import pipeline_opts
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -57,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="check every schedule with the independent verifier (the default)")
     check.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the verifier (it takes about half the time of scheduling)")
+    pipeline_opts.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     program = source.program
     result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
                               check=args.verify)
+    if pipeline_opts.wants_pipeline(args):
+        doc = program_json(result, args.priority) if args.format == "json" else None
+        return pipeline_opts.run_pipeline(args, program, doc)
     notes = []
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.
