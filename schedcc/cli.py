@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
+    "deps": "schedcc.commands.deps",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

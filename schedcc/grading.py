@@ -217,3 +217,16 @@ def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
         return f"{then} is issued before {first}, which stores {what} first: WAW through memory on {what}"
     return (f"{then} is issued before {first}: a call or an instruction with unknown side effects "
             f"orders all memory ({what})")
+
+
+def parse_program(text: str, name: str) -> Program:
+    """Parse with the front end for *name*'s extension when the tree has front ends
+    (``.ll``, ``.s``), else as schedcc IR."""
+    try:
+        from .frontends import parse_file  # type: ignore[attr-defined]
+    except ImportError:
+        parse_file = None
+    if parse_file is not None:
+        return parse_file(text, name)
+    from .frontends.ir_text import parse
+    return parse(text, name)

@@ -13,8 +13,7 @@ import sys
 
 from ..errors import SchedccError, attach_source
 from ..fileio import read_input
-from ..frontends.ir_text import parse
-from ..grading import BlockCheck, CheckResult, check_reordering
+from ..grading import BlockCheck, CheckResult, check_reordering, parse_program
 from ..sched.priority import PRIORITIES
 from ..viz.pipeline_diagram import build_diagram, format_diagram
 
@@ -34,8 +33,9 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir)")
-    parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program (.ir)")
+    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir, or .ll/.s where "
+                                                          "those front ends are installed)")
+    parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="priority of the list schedule to compare with (default: critical-path)")
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _parse(path: str):
     text, name = read_input(path)
     try:
-        return parse(text, name)
+        return parse_program(text, name)
     except SchedccError as err:
         raise attach_source(err, text) from None
 

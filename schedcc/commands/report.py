@@ -7,7 +7,7 @@ import sys
 
 from ..driver import schedule_program
 from ..fileio import read_input, write_output
-from ..frontends.ir_text import parse
+from ..grading import parse_program
 from ..sched.priority import PRIORITIES
 
 HELP = "write a self-contained HTML report (DAG, schedule, pipeline, walkthrough)"
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     text, name = read_input(args.file)
     args._source_text = text
-    program = parse(text, name)
+    program = parse_program(text, name)
     result = schedule_program(program, args.target, priority=args.priority, explain=True)
     page = report_html(result, source_text=text, source_path=None if args.file == "-" else args.file,
                        title=args.title)
