@@ -31,11 +31,12 @@ from .target import Target, load_target
 class Dependence:
     src: int
     dst: int
-    kind: str   # RAW WAR WAW MEM CTRL
+    kind: str   # RAW WAR WAW, ORDER (memory behind a call or barrier), CTRL (before the terminator)
     what: str   # register or memory location
+    memory: bool = False
 
     def __str__(self) -> str:
-        return f"#{self.src} -> #{self.dst} {self.kind} {self.what}"
+        return f"#{self.src} -> #{self.dst} {self.kind} {self.what}" + (" (memory)" if self.memory else "")
 
 
 def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
@@ -57,8 +58,10 @@ def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
             readers[r] = []
     dag = build_dag(block, load_target(target))
     for u, v, d in dag.edges(data=True):
-        if d["kind"] in ("MEM", "CTRL"):
-            deps.add(Dependence(u, v, d["kind"], d["reason"]))
+        if d["kind"] == "MEM":
+            deps.add(Dependence(u, v, d.get("mem", "ORDER"), d["reason"], memory=True))
+        elif d["kind"] == "CTRL":
+            deps.add(Dependence(u, v, "CTRL", d["reason"]))
     return sorted(deps)
 
 
@@ -116,16 +119,23 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
                                    source_line=raw)
         text = f"#{src} -> #{dst} {kind} {what}".strip()
         match = [d for d in deps if d.src == src and d.dst == dst and
-                 (d.kind == kind or (d.kind == "MEM" and kind in ("RAW", "WAR", "WAW"))) and
+                 (d.kind == kind or (d.memory and kind == "MEM")) and
                  (not what or _norm(d.what) == _norm(what))]
         if match:
             report.right.append(text)
             listed_pairs.add((src, dst))
         else:
             report.wrong.append(f"{name}:{lineno}: {text}: no such dependence" + _hint(deps, src, dst))
-    for u, v, d in sorted(dag.edges(data=True)):
-        if d["kind"] != "CTRL" and (u, v) not in listed_pairs:
-            report.missing.append(f"#{u} -> #{v}: {block.instrs[v]} depends on {block.instrs[u]}")
+    # Every DAG edge must be covered, if the answer lists dependences at all. Say only which
+    # instruction has an unlisted dependence, not on what: the student should find it.
+    if listed_pairs or report.wrong:
+        missing: dict[int, int] = {}
+        for u, v, d in dag.edges(data=True):
+            if d["kind"] != "CTRL" and (u, v) not in listed_pairs:
+                missing[v] = missing.get(v, 0) + 1
+        for v, count in sorted(missing.items()):
+            report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
+                                  f"{'s' if count != 1 else ''} than you listed")
     for node, value in sorted(given_weights.items()):
         report.weights_checked += 1
         if value == weights[node]:
