@@ -63,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
         print("result: " + ("all right" if report.ok else
                             f"{len(report.wrong)} wrong, {len(report.missing)} missing"))
         return 0 if report.ok else 1
-    for func, block in blocks:
+    for count, (func, block) in enumerate(blocks):
         dag = build_dag(block, target)
+        if count:
+            print()
         print(f"{func.name} / {block.label} on {target.name}:")
         for i, ins in enumerate(block.instrs):
             print(f"  #{i} {ins}")
@@ -82,6 +84,5 @@ def run(args: argparse.Namespace) -> int:
         print("node weights (longest path of edge latencies to the end; the DAG keeps the largest latency "
               "per pair):")
         print("  " + ", ".join(f"#{n} {weights[n]}" for n in dag.nodes))
-        print()
     sys.stdout.flush()
     return 0
