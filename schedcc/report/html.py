@@ -187,6 +187,12 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
     orig = sum(r.original_makespan for r in result.blocks)
     units = ", ".join(f"{g} ×{len(m)}" for g, m in target.groups.items())
     sections = [block_section(r, target, i) for i, r in enumerate(result.blocks)]
+    if len(result.blocks) > 1:
+        links = "".join(f'<li><a href="#block{i}">{_esc(r.function.name)} / {_esc(r.block.label)}</a>: '
+                        f"{len(r.block.instrs)} instruction{'s' if len(r.block.instrs) != 1 else ''}, "
+                        f"{r.original_makespan} → {r.makespan} cycles</li>"
+                        for i, r in enumerate(result.blocks))
+        sections.insert(0, f'<section class="block"><h2>Blocks</h2><ul>{links}</ul></section>')
     loops = kernel_section(result.program, target, source_path)
     program = (f'<section class="block"><h2>The program</h2><pre>{_esc(source_text)}</pre></section>'
                if source_text else "")

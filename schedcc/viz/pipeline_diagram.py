@@ -4,7 +4,7 @@ cells = pipeline stages, stalls marked.
 It is built from schedules the core already computes (the in-order simulation
 of the original order, the list schedule of the new one), never re-simulated.
 
-How a stage sequence maps onto cycles (``docs/pipeline-diagram.md``): an
+How a stage sequence maps onto cycles (``docs/teaching.md``, "The pipeline diagram"): an
 instruction issued at cycle ``c`` with result latency ``L`` on a target with
 stages ``s0 .. s(S-1)`` is in
 

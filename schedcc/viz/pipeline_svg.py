@@ -65,8 +65,9 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
             else " (results are forwarded before write-back)")
     out.append(f'<line x1="{mx}" y1="{top - 4}" x2="{mx}" y2="{bottom + 4}" stroke="#c0392b" '
                f'stroke-dasharray="4,3"/>')
-    out.append(f'<text x="{mx - 2}" y="{bottom + 14}" text-anchor="end" '
-               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note}</text>')
+    out.append(f'<text x="{grid_x}" y="{bottom + 14}" '
+               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note} '
+               f'(dashed line)</text>')
     return out, bottom + 20 - y0
 
 
