@@ -30,6 +30,12 @@ from ..viz.dag_dot import dag_to_dot, dot_available
 from ..viz.pipeline_svg import pipeline_svg
 from .kernel import kernel_pictures
 
+# Graphviz lays out a few hundred nodes in about a second; beyond that the picture
+# is slow to make and unreadable, so the page says how to get it instead.
+DAG_PICTURE_LIMIT = 250
+# The walkthrough prints the ready list at every cycle: quadratic in the block size.
+WALKTHROUGH_LIMIT = 300
+
 CSS = """
 :root { --ink: #1f2933; --muted: #616e7c; --line: #d9e2ec; --accent: #2f6fad; --good: #2e7d32;
         --bad: #c0392b; --paper: #ffffff; --wash: #f5f7fa; }
@@ -89,6 +95,11 @@ def _inline_svg(svg: str) -> str:
 def dag_picture(res, prefix: str) -> str:
     """The block's DAG as inline SVG, or the DOT text with a note when Graphviz is missing."""
     title = f"{res.function.name} / {res.block.label}: dependence DAG (red: critical path)"
+    n = res.dag.number_of_nodes()
+    if n > DAG_PICTURE_LIMIT:
+        return (f'<p class="note">The block has {n} instructions, too many for a readable picture '
+                f'(the limit is {DAG_PICTURE_LIMIT}); <code>schedcc FILE --target T --emit-dag dag.svg</code> '
+                f'draws it anyway.</p>')
     dot = dag_to_dot(res.dag, title, res.schedule.priority, res.schedule)
     if not dot_available():
         return (f'<p class="note">Graphviz\'s <code>dot</code> is not installed, so the DAG is given as '
@@ -154,7 +165,11 @@ def block_section(res, target, index: int) -> str:
              '<div><p><b>after list scheduling</b></p>' + schedule_table(res) + "</div></div>",
              "<h3>On the pipeline</h3>",
              f'<div class="picture wide">{pipeline_svg([res], target)}</div>']
-    if res.schedule.steps is not None:
+    if res.schedule.steps is not None and len(res.block.instrs) > WALKTHROUGH_LIMIT:
+        parts += ["<h3>How the list scheduler chose</h3>",
+                  f'<p class="note">The walkthrough of a block this large ({len(res.block.instrs)} '
+                  f"instructions) is left out; <code>schedcc FILE --target T --explain</code> prints it.</p>"]
+    elif res.schedule.steps is not None:
         parts += ["<h3>How the list scheduler chose (the lecture's walkthrough)</h3>",
                   f"<pre>{_esc(format_walkthrough(res, target, pipeline=False))}</pre>"]
     parts.append("</section>")

@@ -46,6 +46,9 @@ import networkx as nx
 from ..dag import edge_text
 
 STALL = "--"  # the text cell of a stall cycle
+# A diagram has a row per instruction and a column per cycle: beyond this many
+# rows it is unreadable (and quadratic in size), so only the first rows are drawn.
+ROW_LIMIT = 300
 
 
 def stage_cycles(issue: int, latency: int, stages: Sequence[str]) -> list[tuple[int, str]]:
@@ -81,6 +84,7 @@ class PipelineDiagram:
     stages: tuple[str, ...]
     rows: list[DiagramRow]
     makespan: int
+    omitted: int = 0  # rows left out beyond the row limit
 
     @property
     def cycles(self) -> int:
@@ -94,8 +98,10 @@ class PipelineDiagram:
 
 def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequence[Hashable],
                   stages: Sequence[str], issue_width: int, title: str = "",
-                  reasons: Mapping[Hashable, str] | None = None) -> PipelineDiagram:
-    """The diagram of *order* issued at *cycle* (a schedule of *dag*).
+                  reasons: Mapping[Hashable, str] | None = None,
+                  limit: int | None = ROW_LIMIT) -> PipelineDiagram:
+    """The diagram of *order* issued at *cycle* (a schedule of *dag*); at most
+    *limit* rows (the first ones in *order*; ``None``: all).
 
     *reasons* gives the words for a stall; when missing they are derived from
     the DAG (the predecessor whose result came last) or say "unit busy".
@@ -103,7 +109,7 @@ def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequenc
     nodes = dag.nodes
     rows: list[DiagramRow] = []
     prev, used = 0, 0  # issue cycle of the previous instruction and slots used in it
-    for pos, n in enumerate(order):
+    for pos, n in enumerate(order if limit is None else order[:limit]):
         c = cycle[n]
         earliest = 0 if pos == 0 else (prev if used < issue_width else prev + 1)
         stalls = list(range(earliest, c))
@@ -117,7 +123,7 @@ def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequenc
         used = used + 1 if (pos and c == prev) else 1
         prev = c
     makespan = max((cycle[n] + nodes[n].get("latency", 1) for n in order), default=0)
-    return PipelineDiagram(title, tuple(stages), rows, makespan)
+    return PipelineDiagram(title, tuple(stages), rows, makespan, len(order) - len(rows))
 
 
 def _stall_words(dag: nx.DiGraph, cycle: Mapping[Hashable, int], n: Hashable) -> str:
@@ -159,6 +165,9 @@ def format_diagram(diagram: PipelineDiagram, columns: int | None = None, reasons
             cells[t] = stage
         text = line(f"#{r.node} {r.text}", cells)
         out.append(text)
+    if diagram.omitted:
+        out.append(f"  ... and {diagram.omitted} more instructions, not drawn (the first {len(diagram.rows)} "
+                   f"are shown; makespan {diagram.makespan})")
     if reasons:
         for r in diagram.rows:
             if r.stalls:

@@ -59,7 +59,15 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
             out.append(f'<text x="{grid_x + t * CELL_W + CELL_W / 2}" y="{y + 15}" text-anchor="middle" '
                        f'style="{FONT};font-size:10px">{_esc(stage)}</text>')
     bottom = top + len(d.rows) * CELL_H
-    # The makespan: the cycle of the last write.
+    if d.omitted:
+        out.append(f'<text x="{x0 + 4}" y="{bottom + 14}" style="{FONT};font-size:12px;fill:#555">'
+                   f'... and {d.omitted} more instructions, not drawn</text>')
+        bottom += 18
+    # The makespan: the cycle of the last write (drawn when the last row is).
+    if d.omitted:
+        out.append(f'<text x="{grid_x}" y="{bottom + 14}" '
+                   f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}</text>')
+        return out, bottom + 20 - y0
     mx = grid_x + d.makespan * CELL_W + CELL_W
     note = (f": last result written in cycle {d.makespan}" if d.cycles - 1 == d.makespan
             else " (results are forwarded before write-back)")
