@@ -69,3 +69,15 @@ def test_explain_golden():
     golden = (ROOT / "tests" / "golden" / "lecture-explain.txt").read_text()
     assert out == golden, "regenerate: python -m schedcc.cli examples/lecture.ir --target mips4 --explain " \
                           "> tests/golden/lecture-explain.txt"
+
+
+def test_large_blocks_are_drawn_in_part():
+    from schedcc.viz.pipeline_diagram import ROW_LIMIT, format_diagram
+
+    text = "".join(f"r{i} = r{i - 1} + 1\n" for i in range(1, ROW_LIMIT + 21))
+    result = schedule_program(parse(text), "mips4")
+    original, scheduled = block_diagrams(result.blocks[0], result.target)
+    assert len(original.rows) == ROW_LIMIT and original.omitted == 20
+    assert original.makespan == 3 * (ROW_LIMIT + 20)  # the whole block's, not the drawn part's
+    assert f"... and 20 more instructions, not drawn (the first {ROW_LIMIT} are shown" in format_diagram(original)
+    assert "20 more instructions, not drawn" in pipeline_svg(result.blocks, result.target)
