@@ -81,3 +81,28 @@ def test_large_blocks_are_drawn_in_part():
     assert original.makespan == 3 * (ROW_LIMIT + 20)  # the whole block's, not the drawn part's
     assert f"... and 20 more instructions, not drawn (the first {ROW_LIMIT} are shown" in format_diagram(original)
     assert "20 more instructions, not drawn" in pipeline_svg(result.blocks, result.target)
+
+
+def test_issue_stage_from_the_target_file():
+    # la464 issues in IS: the front end IF ID RN runs before, a stall waits before IS.
+    result = schedule_program(parse("x = load A[i]\ny = x + 1\n"), "la464")
+    original, _ = block_diagrams(result.blocks[0], result.target)
+    load, add = original.rows
+    assert load.cells == [(-3, "IF"), (-2, "ID"), (-1, "RN"), (0, "IS"), (1, "EX"), (2, "EX"), (3, "EX"),
+                          (4, "WB")]
+    assert add.stalls == [0, 1, 2, 3] and ("IS" in dict((s, t) for t, s in add.cells))
+    assert dict((s, t) for t, s in add.cells)["IS"] == 4 and add.cells[0] == (-3, "IF")
+    assert original.first == -3
+
+
+def test_bad_issue_stage_is_reported(tmp_path):
+    import pytest
+    from schedcc.errors import SchedccError
+    from schedcc.target import load_target
+    from schedcc.viz.pipeline_diagram import issue_stage_index
+
+    text = (ROOT / "targets" / "mips4.toml").read_text() + '\n[diagram]\nissue_stage = "XX"\n'
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace('name = "mips4"', 'name = "bad"').replace('aliases = ["lecture"]', ''))
+    with pytest.raises(SchedccError, match="issue_stage = 'XX' is not one of the stages ID RR ALU RW"):
+        issue_stage_index(load_target(str(path)))

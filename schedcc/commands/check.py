@@ -15,7 +15,7 @@ from ..errors import SchedccError, attach_source
 from ..fileio import read_input
 from ..grading import BlockCheck, CheckResult, check_reordering, parse_program
 from ..sched.priority import PRIORITIES
-from ..viz.pipeline_diagram import build_diagram, format_diagram
+from ..viz.pipeline_diagram import diagram_for, format_diagram
 
 HELP = "check a hand-scheduled program against the original (legal? how many cycles?)"
 DESCRIPTION = """\
@@ -107,13 +107,12 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.nodes[orig]['instr']} {why}")
     if show_pipeline:
         t = result.target
-        mine = build_diagram(b.dag, b.issue, b.order, t.stages, t.issue_width, f"your order: {b.cycles} cycles")
+        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
         s = list_schedule_of(b, result)
-        theirs = build_diagram(b.dag, s.cycle, s.order, t.stages, t.issue_width,
-                               f"schedcc's order: {s.makespan} cycles")
-        cols = max(mine.cycles, theirs.cycles)
-        lines += [""] + format_diagram(mine, cols).rstrip("\n").split("\n")
-        lines += [""] + format_diagram(theirs, cols).rstrip("\n").split("\n")
+        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {s.makespan} cycles")
+        cols, first = max(mine.cycles, theirs.cycles), min(mine.first, theirs.first)
+        lines += [""] + format_diagram(mine, cols, first=first).rstrip("\n").split("\n")
+        lines += [""] + format_diagram(theirs, cols, first=first).rstrip("\n").split("\n")
     return lines
 
 
