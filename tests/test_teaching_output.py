@@ -106,3 +106,38 @@ def test_bad_issue_stage_is_reported(tmp_path):
     path.write_text(text.replace('name = "mips4"', 'name = "bad"').replace('aliases = ["lecture"]', ''))
     with pytest.raises(SchedccError, match="issue_stage = 'XX' is not one of the stages ID RR ALU RW"):
         issue_stage_index(load_target(str(path)))
+
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_OPS = st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.sampled_from(["+", "*", "load"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_OPS, min_size=1, max_size=12), st.sampled_from(["mips4", "la464", "generic"]))
+def test_diagram_agrees_with_the_schedule(ops, target_name):
+    lines = [f"r{d} = load A[r{a}]" if op == "load" else f"r{d} = r{a} {op} r{b}" for d, a, b, op in ops]
+    result = schedule_program(parse("\n".join(lines) + "\n"), target_name)
+    res, target = result.blocks[0], result.target
+    stages = list(target.stages)
+    issue_stage = stages[0] if target_name != "la464" else "IS"
+    for diagram, sched in zip(block_diagrams(res, target), (res.original.cycle, res.schedule.cycle)):
+        where = {}
+        for row in diagram.rows:
+            cycles = [t for t, _ in row.cells]
+            assert cycles == list(range(cycles[0], cycles[-1] + 1)) or row.stalls  # contiguous but for stalls
+            assert sorted(cycles + row.stalls) == list(range(min(cycles + row.stalls), max(cycles) + 1))
+            at = {s: t for t, s in reversed(row.cells)}  # first cycle of each stage
+            assert at[issue_stage] == row.issue == sched[row.node]
+            assert all(t < row.issue for t in row.stalls)
+            assert max(cycles) >= row.issue + res.dag.nodes[row.node]["latency"]
+            where[row.node] = row
+        if target_name == "mips4":
+            # No forwarding: a consumer reads (RR) after its producer wrote (RW).
+            for u, v, d in res.dag.edges(data=True):
+                if d["kind"] == "RAW":
+                    rw = max(t for t, s in where[u].cells if s == "RW")
+                    rr = min(t for t, s in where[v].cells if s == "RR")
+                    assert rr > rw
+            assert diagram.cycles - 1 == diagram.makespan
