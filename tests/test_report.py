@@ -133,3 +133,33 @@ def test_report_renders_in_headless_chromium(lecture_page, tmp_path):
     keep = os.environ.get("SCHEDCC_SCREENSHOT_DIR")
     if keep:
         shutil.copy(png, Path(keep) / "report-lecture.png")
+
+
+def test_kernel_through_the_command_line_when_there_is_no_hook(monkeypatch, tmp_path):
+    """Without report_kernels the report asks the documented CLI (--pipeline --emit-kernel)."""
+    import json
+
+    import schedcc.cli
+
+    src = tmp_path / "loop.ir"
+    src.write_text(LOOP)
+    monkeypatch.setitem(sys.modules, "schedcc.sched.modulo", types.ModuleType("schedcc.sched.modulo"))
+    monkeypatch.setattr(kernel, "modulo_available", lambda: True)
+    result = schedule_program(parse(LOOP, str(src)), "la464", explain=True)
+
+    # Today's CLI has no --pipeline: the section says so, the page is still made.
+    page = report_html(result, LOOP, source_path=str(src))
+    assert "did not draw a kernel" in page and "--pipeline" in page
+
+    def fake_main(argv):
+        assert "--pipeline" in argv and "--emit-kernel" in argv
+        Path(argv[argv.index("--emit-kernel") + 1]).write_text('<svg xmlns="http://www.w3.org/2000/svg">'
+                                                               '<text>ITERATIONS</text></svg>')
+        print(json.dumps({"loops": [{"function": "f", "block": "loop", "ii": 2, "res_mii": 2, "rec_mii": 1,
+                                     "stages": 3}]}))
+        return 0
+
+    monkeypatch.setattr(schedcc.cli, "main", fake_main)
+    page = report_html(result, LOOP, source_path=str(src))
+    assert "<text>ITERATIONS</text>" in page
+    assert "f / loop: II 2 (ResMII 2, RecMII 1), 3 stages" in page
