@@ -163,3 +163,13 @@ def test_kernel_through_the_command_line_when_there_is_no_hook(monkeypatch, tmp_
     page = report_html(result, LOOP, source_path=str(src))
     assert "<text>ITERATIONS</text>" in page
     assert "f / loop: II 2 (ResMII 2, RecMII 1), 3 stages" in page
+
+
+def test_without_graphviz_the_page_carries_the_dot_text(monkeypatch, lecture_text):
+    import schedcc.report.html as page_module
+
+    monkeypatch.setattr(page_module, "dot_available", lambda: False)
+    result = schedule_program(parse(lecture_text, "lecture.ir"), "mips4", explain=True)
+    page = report_html(result, lecture_text)
+    assert "is not installed, so the DAG is given as DOT text" in page and "digraph" in page
+    assert "scheduled order: 9 cycles" in page  # the rest of the page is there
