@@ -123,8 +123,8 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     # 3. The ready list, cycle by cycle.
     out.append("3. Schedule cycle by cycle. The ready list holds the instructions whose predecessors")
     out.append("   have all issued and whose operands are ready; issue the one with the highest")
-    out.append(f"   priority (ties: more successors, then the original order), at most "
-               f"{target.issue_width} per cycle.")
+    out.append("   priority; on a tie the one more instructions depend on (the lecture's second")
+    out.append(f"   heuristic), then the earlier one; at most {target.issue_width} per cycle.")
     rows, notes, told = [], [], set()
     previous = -1
     steps = s.steps or []
