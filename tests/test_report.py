@@ -129,6 +129,16 @@ def test_report_renders_in_headless_chromium(lecture_page, tmp_path):
     assert non_white_fraction(image) > 0.05, "the page rendered (almost) blank"
     # The dark header band is drawn at the top: the CSS was applied.
     assert image[10, 10, :3].tolist() == [0x24, 0x3b, 0x53]
+    import numpy as np
+
+    def pixels(rgb: int) -> int:
+        want = np.array([(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255], dtype=np.uint8)
+        return int(np.all(image[..., :3] == want, axis=-1).sum())
+
+    # The inline SVG pipeline diagram rendered: its ID cells (#cfe2f3) and RW cells (#ead1dc).
+    assert pixels(0xCFE2F3) > 500 and pixels(0xEAD1DC) > 500
+    if shutil.which("dot"):
+        assert pixels(0xFFF0F0) > 500  # the DAG's critical-path nodes (Graphviz SVG)
     # Keep a copy for people to look at.
     keep = os.environ.get("SCHEDCC_SCREENSHOT_DIR")
     if keep:
