@@ -2,6 +2,7 @@
 # or by hand: /work/venv-dev/bin/lit -v tests/lit).
 import os
 import sys
+import tempfile
 
 import lit.formats
 
@@ -9,6 +10,8 @@ config.name = "schedcc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test"]
 config.test_source_root = os.path.dirname(__file__)
+# Scratch files (%t) go to the temporary directory, never into the checkout.
+config.test_exec_root = os.path.join(tempfile.gettempdir(), f"schedcc-lit-{os.getuid() if hasattr(os, 'getuid') else 0}")
 root = os.path.dirname(os.path.dirname(config.test_source_root))
 python = sys.executable
 config.substitutions.append(("%schedcc", f'"{python}" -m schedcc.cli'))
