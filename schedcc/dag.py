@@ -18,7 +18,11 @@ Alias rules (documented in ``docs/dag.md``): different arrays never alias;
 two accesses of the same array whose indices differ by a non-zero constant in
 the same variables (the same *values* of them: a redefinition in between
 counts) do not alias; pointer references with the same base register (value)
-and different offsets do not alias; anything else may alias. Calls and
+and different offsets do not alias; anything else may alias. An access covers
+``width`` consecutive index units from its constant (the instruction's
+``width`` attribute, default 1): with the same variable part, two accesses
+alias exactly when these ranges overlap (``st.w [$sp + 0] {width = 4}`` and
+``ld.d [$sp + 4] {width = 8}`` do). Calls and
 instructions with unknown side effects are barriers; the terminator stays last.
 
 Complexity: O(n + e) with e = O(n * HUGE_REGION): register dependences use
@@ -45,6 +49,7 @@ from typing import Iterable
 
 import networkx as nx
 
+from ._perf import paused_gc
 from .ir import Block, Instr, Mem
 from .target import Target, load_target
 
@@ -90,8 +95,15 @@ def may_alias(a: Access, b: Access) -> bool:
         return True  # a pointer may point into any array
     if a.region != b.region:
         return False  # different arrays
-    (sig_a, off_a), (sig_b, off_b) = a.key, b.key
-    return sig_a != sig_b or off_a == off_b
+    (sig_a, off_a, w_a), (sig_b, off_b, w_b) = a.key, b.key
+    return sig_a != sig_b or (off_a < off_b + w_b and off_b < off_a + w_a)
+
+
+def access_width(instr: Instr) -> int:
+    """How many index units (bytes, for pointer references) the memory operand
+    covers: the ``width`` attribute, 1 when absent or not a positive integer."""
+    width = instr.attr("width", 1)
+    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else 1
 
 
 @dataclass
@@ -130,25 +142,29 @@ class DagBuilder:
             if producer is not None:
                 self.add(producer, node, "RAW", self.latency[producer], reg)
             self.readers.setdefault(reg, []).append(node)
+        war, waw = self.target.war_latency, self.target.waw_latency
         for reg in instr.defs():
-            for reader in self.readers.get(reg, ()):
-                self.add(reader, node, "WAR", self.target.war_latency, reg)
+            readers = self.readers.get(reg, ())
+            for reader in readers:
+                self.add(reader, node, "WAR", war, reg)
             previous = self.last_def.get(reg)
+            # Kept even when a RAW + WAR path implies it: students look for
+            # every WAW in the picture, and it costs well under one edge per write.
             if previous is not None:
-                self.add(previous, node, "WAW", self.target.waw_latency, reg)
+                self.add(previous, node, "WAW", waw, reg)
             self.last_def[reg] = node
             self.readers[reg] = []
 
     # -- memory -----------------------------------------------------------------
     def access_of(self, node: int, instr: Instr) -> Access | None:
         if has_unknown_side_effects(instr):
-            return Access(node, ALL_MEMORY, ((), 0), True, True)
+            return Access(node, ALL_MEMORY, ((), 0, 1), True, True)
         mem: Mem | None = instr.mem_read or instr.mem_write
         if mem is None:
             return None
         # The address is computed from register values before this instruction writes.
         sig = tuple((reg, self.last_def.get(reg, -1), coef) for reg, coef in mem.index.terms)
-        return Access(node, mem.array, (sig, mem.index.const),
+        return Access(node, mem.array, (sig, mem.index.const, access_width(instr)),
                       reads=instr.mem_read is not None, writes=instr.mem_write is not None)
 
     def _order(self, first: Access, then: Access, text: str) -> None:
@@ -190,9 +206,8 @@ class DagBuilder:
             return
         region = self.regions.setdefault(acc.region, _Region())
         if acc.writes:
-            if acc.region is None:  # a pointer store orders all arrays behind it
-                for name in [k for k in self.regions if k is not None]:
-                    del self.regions[name]
+            # A store to exactly the same location supersedes the pending
+            # accesses of that location: whatever may alias them aliases it too.
             old = region.stores.pop(acc.key, None)
             region.count -= (old is not None) + len(region.loads.pop(acc.key, ()))
             region.stores[acc.key] = acc
@@ -219,8 +234,15 @@ def build_dag(block: Block, target: Target | str | None = None) -> nx.DiGraph:
     the target does not know an opcode. O(n + e), near-linear in n.
     """
     tgt = load_target(target if target is not None else "generic")
+    with paused_gc():
+        return _build(block, tgt)
+
+
+def _build(block: Block, tgt: Target) -> nx.DiGraph:
     builder = DagBuilder(tgt)
-    graph = nx.DiGraph(block=block, target=tgt.name)
+    # Edges only ever go from an earlier to a later instruction, so the node
+    # order is a topological order; schedulers use that instead of sorting.
+    graph = nx.DiGraph(block=block, target=tgt.name, ordered=True)
     nodes = []
     for node, instr in enumerate(block.instrs):
         cls = tgt.class_of(instr)

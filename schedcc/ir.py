@@ -28,7 +28,14 @@ INFIX_OPCODES: dict[str, str] = {
 }
 OPCODE_INFIX: dict[str, str] = {op: sym for sym, op in INFIX_OPCODES.items()}
 
-TERMINATORS = frozenset({"br", "jmp", "ret"})
+# Opcodes that end a block: the IR's own, and the control transfers of the
+# LoongArch assembly front end (schedcc.frontends.loongarch_asm), where a call
+# (``bl``, ``jirl $ra, ...``) also ends a scheduling region.
+TERMINATORS = frozenset({
+    "br", "jmp", "ret",
+    "b", "bl", "jr", "jirl", "beq", "bne", "blt", "bge", "bltu", "bgeu",
+    "beqz", "bnez", "bceqz", "bcnez",
+})
 
 
 @dataclass(frozen=True)
@@ -175,6 +182,7 @@ class Instr:
     attrs: tuple[tuple[str, Attr], ...] = ()
     loc: Loc | None = field(default=None, compare=False)
     syntax: str = field(default="named", compare=False)
+    opcode_loc: Loc | None = field(default=None, compare=False)  # where the opcode is written
 
     # -- dataflow ---------------------------------------------------------
     def defs(self) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # "requires:" modules are looked up in this checkout
 FENCE = re.compile(r"^```console\s*$")
 REQUIRES = re.compile(r"<!--\s*requires:\s*([\w.]+)\s*-->")
 
