@@ -219,14 +219,8 @@ def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
             f"orders all memory ({what})")
 
 
-def parse_program(text: str, name: str) -> Program:
-    """Parse with the front end for *name*'s extension when the tree has front ends
-    (``.ll``, ``.s``), else as schedcc IR."""
-    try:
-        from .frontends import parse_file  # type: ignore[attr-defined]
-    except ImportError:
-        parse_file = None
-    if parse_file is not None:
-        return parse_file(text, name)
-    from .frontends.ir_text import parse
-    return parse(text, name)
+def parse_program(text: str, name: str, lang: str | None = None) -> Program:
+    """Parse with the front end for *lang*, or for *name*'s extension (``.ir``,
+    ``.ll``, ``.s``); see :mod:`schedcc.frontends`."""
+    from .frontends import parse_file
+    return parse_file(text, name, lang)

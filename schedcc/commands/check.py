@@ -13,6 +13,7 @@ import sys
 
 from ..errors import SchedccError, attach_source
 from ..fileio import read_input
+from ..frontends import LANGS
 from ..grading import BlockCheck, CheckResult, check_reordering, parse_program
 from ..sched.priority import PRIORITIES
 from ..viz.pipeline_diagram import diagram_for, format_diagram
@@ -37,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                           "those front ends are installed)")
     parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of the input files (default: from the extension; .ir otherwise)")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="priority of the list schedule to compare with (default: critical-path)")
     parser.add_argument("--show-pipeline", action="store_true",
@@ -44,17 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
-def _parse(path: str):
+def _parse(path: str, lang: str | None):
     text, name = read_input(path)
     try:
-        return parse_program(text, name)
+        return parse_program(text, name, lang)
     except SchedccError as err:
         raise attach_source(err, text) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    original = _parse(args.against)
-    student = _parse(args.student)
+    original = _parse(args.against, args.lang)
+    student = _parse(args.student, args.lang)
     result = check_reordering(student, original, args.target, args.priority)
     if args.format == "json":
         sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")

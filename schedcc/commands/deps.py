@@ -10,6 +10,7 @@ from ..deps_answer import all_dependences, check_answer
 from ..emit.explain import lecture_weights
 from ..errors import SchedccError
 from ..fileio import read_input
+from ..frontends import LANGS
 from ..grading import parse_program
 from ..target import check_opcodes, load_target
 
@@ -31,6 +32,8 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the program")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of the input files (default: from the extension; .ir otherwise)")
     parser.add_argument("--answer", metavar="MINE.txt", help="check this list of dependences and weights")
     parser.add_argument("--block", metavar="LABEL", help="only this block (LABEL or FUNCTION/LABEL)")
 
@@ -38,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     args._source_text = text
-    program = parse_program(text, name)
+    program = parse_program(text, name, args.lang)
     target = load_target(args.target)
     check_opcodes(program, target)
     blocks = [(f, b) for f, b in program.blocks()
