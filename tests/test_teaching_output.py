@@ -141,3 +141,14 @@ def test_diagram_agrees_with_the_schedule(ops, target_name):
                     rr = min(t for t, s in where[v].cells if s == "RR")
                     assert rr > rw
             assert diagram.cycles - 1 == diagram.makespan
+
+
+def test_svg_stacks_the_orders_when_too_wide(lecture_text):
+    import re
+
+    result = schedule_program(parse(lecture_text), "mips4")
+    side = pipeline_svg(result.blocks, result.target)
+    stacked = pipeline_svg(result.blocks, result.target, max_width=400)
+    width = lambda svg: float(re.search(r'width="([\d.]+)"', svg).group(1))  # noqa: E731
+    height = lambda svg: float(re.search(r'height="([\d.]+)"', svg).group(1))  # noqa: E731
+    assert width(stacked) < width(side) and height(stacked) > height(side)

@@ -61,7 +61,7 @@ h3 { margin: 24px 0 8px; font-size: 16px; color: var(--accent); border-bottom: 1
 .card.bad .num { color: var(--bad); }
 p.summary { color: var(--muted); margin: 8px 0 0; }
 .two { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
-.two > div { flex: 1 1 320px; min-width: 0; }
+.two > div { flex: 1 1 620px; min-width: 0; }
 pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px;
       overflow-x: auto; font: 13px/1.45 "DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas,
       "Noto Sans Mono CJK SC", "WenQuanYi Micro Hei Mono", monospace; }
@@ -70,7 +70,7 @@ table.sched th, table.sched td { border-bottom: 1px solid var(--line); padding: 
 table.sched th { background: var(--wash); font-weight: 600; }
 table.sched td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.sched td.code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: nowrap; }
-table.sched td.stall { color: var(--bad); font-size: 13px; }
+table.sched td.stall { color: var(--bad); font-size: 13px; min-width: 240px; }
 .picture { overflow-x: auto; background: white; border: 1px solid var(--line); border-radius: 6px;
            padding: 8px; }
 .picture svg { max-width: 100%; height: auto; }
@@ -164,7 +164,7 @@ def block_section(res, target, index: int) -> str:
              '<div class="two"><div><p><b>original order</b></p>' + original_table(res) + "</div>",
              '<div><p><b>after list scheduling</b></p>' + schedule_table(res) + "</div></div>",
              "<h3>On the pipeline</h3>",
-             f'<div class="picture wide">{pipeline_svg([res], target)}</div>']
+             f'<div class="picture wide">{pipeline_svg([res], target, max_width=1180)}</div>']
     if res.schedule.steps is not None and len(res.block.instrs) > WALKTHROUGH_LIMIT:
         parts += ["<h3>How the list scheduler chose</h3>",
                   f'<p class="note">The walkthrough of a block this large ({len(res.block.instrs)} '

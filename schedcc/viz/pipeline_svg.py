@@ -80,9 +80,11 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
     return out, bottom + 20 - y0
 
 
-def pipeline_svg(results: Sequence, target, title: str = "") -> str:
+def pipeline_svg(results: Sequence, target, title: str = "", max_width: float | None = None) -> str:
     """One picture for the blocks of a program: per block, the original order
-    (left) and the scheduled order (right) on the same cycle scale."""
+    (left) and the scheduled order (right) on the same cycle scale. When the two
+    side by side would be wider than *max_width* pixels, the scheduled order
+    goes below the original instead (the HTML report asks for that)."""
     stages = list(target.stages)
     colour = {s: STAGE_COLOURS[i % len(STAGE_COLOURS)] for i, s in enumerate(stages)}
     pairs = [(res, *block_diagrams(res, target)) for res in results]
@@ -92,7 +94,8 @@ def pipeline_svg(results: Sequence, target, title: str = "") -> str:
     first = min([min(a.first, b.first) for _, a, b in pairs] + [0])
     panel_w = label_w + (columns - first) * CELL_W
     gap = 36
-    width = 2 * panel_w + gap + 20
+    stacked = max_width is not None and 2 * panel_w + gap + 20 > max_width
+    width = (panel_w if stacked else 2 * panel_w + gap) + 20
     body: list[str] = []
     y = 10.0
     if title:
@@ -104,9 +107,13 @@ def pipeline_svg(results: Sequence, target, title: str = "") -> str:
                         f'{_esc(res.function.name)} / {_esc(res.block.label)}</text>')
             y += 22
         left, h1 = _panel(original, 10, y, columns, label_w, colour, first)
-        right, h2 = _panel(scheduled, 10 + panel_w + gap, y, columns, label_w, colour, first)
+        if stacked:
+            right, h2 = _panel(scheduled, 10, y + h1 + 12, columns, label_w, colour, first)
+            y += h1 + 12 + h2 + 16
+        else:
+            right, h2 = _panel(scheduled, 10 + panel_w + gap, y, columns, label_w, colour, first)
+            y += max(h1, h2) + 16
         body += left + right
-        y += max(h1, h2) + 16
     # Legend.
     x = 10.0
     for s in stages:
