@@ -144,9 +144,11 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
             if n not in told and why:
                 told.add(n)
                 notes.append(f"#{n} waits until cycle {t}: {why}")
-        for n, why in step.blocked:
-            if not why.startswith("no issue slot"):
-                notes.append(f"cycle {step.cycle}: #{n} is ready but held: {why}")
+        held = [(n, why) for n, why in step.blocked if not why.startswith("no issue slot")]
+        for n, why in held[:LIST_SHOWN]:
+            notes.append(f"cycle {step.cycle}: #{n} is ready but held: {why}")
+        if len(held) > LIST_SHOWN:
+            notes.append(f"cycle {step.cycle}: {len(held) - LIST_SHOWN} more are ready but held")
         last_waiting = step.waiting
     out += _indent(_table(rows, ["cycle", "ready list (priority)", "issue", "not ready yet (until cycle)"],
                           frozenset({0})))
