@@ -5,7 +5,8 @@
 memory and control edges of the DAG. :func:`check_answer` compares a
 student's list (lines ``#0 -> #1 RAW t0``, and ``#0 weight 6`` for the
 lecture's node weights) with them: every DAG edge must be covered by some
-listed dependence between the same pair, and every listed one must exist.
+listed dependence between the same pair, and every listed one must exist;
+if weights are given at all, every node needs the right one.
 
 O(n * r + e) for n instructions reading r registers each. Example::
 
@@ -136,6 +137,10 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
         for v, count in sorted(missing.items()):
             report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
                                   f"{'s' if count != 1 else ''} than you listed")
+    if given_weights:  # weights asked for: every node needs one
+        unweighted = [f"#{i}" for i in range(n) if i not in given_weights]
+        if unweighted:
+            report.missing.append(f"no weight given for {', '.join(unweighted)}")
     for node, value in sorted(given_weights.items()):
         report.weights_checked += 1
         if value == weights[node]:

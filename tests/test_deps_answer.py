@@ -13,7 +13,10 @@ LECTURE_ANSWER = """\
 #2 -> #4 RAW t3
 #0 weight 6
 #1 weight 3
+#2 weight 3
+#3 weight 0
 #4 weight 0
+#5 weight 0
 """
 
 
@@ -27,7 +30,7 @@ def test_lecture_dependences(lecture_text):
 def test_right_answer(lecture_text):
     block = parse(lecture_text).functions[0].blocks[0]
     report = check_answer(block, "mips4", LECTURE_ANSWER)
-    assert report.ok and report.weights_checked == 3
+    assert report.ok and report.weights_checked == 6
 
 
 def test_wrong_and_missing(lecture_text):
@@ -37,6 +40,7 @@ def test_wrong_and_missing(lecture_text):
     assert report.wrong[0].startswith("mine.txt:2: #0 -> #2 RAW t2: no such dependence")
     assert any(m.startswith("#4 t5 = t3 + t4 depends on 1 more instruction") for m in report.missing)
     assert any("#1 weight 4" in w for w in report.wrong)
+    assert "no weight given for #0, #2, #3, #4, #5" in report.missing
 
 
 def test_memory_dependences():
