@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
+    "run": "schedcc.commands.run",
+    "deps": "schedcc.commands.deps",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

@@ -19,6 +19,7 @@ from ..ascend.model import is_ascend
 from ..overrides import apply_overrides
 from ..target import load_target
 from . import _ascend
+from . import pipeline_opts
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -69,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="check every schedule with the independent verifier (the default)")
     check.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the verifier (it takes about half the time of scheduling)")
+    pipeline_opts.add_arguments(parser)
     _ascend.add_arguments(parser)
 
 
@@ -83,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     _ascend.check_options(args)
     result = schedule_program(program, target, priority=args.priority, explain=args.explain,
                               check=args.verify)
+    if pipeline_opts.wants_pipeline(args):
+        if args.set:
+            args.target = target  # the model with the --set changes
+        doc = program_json(result, args.priority) if args.format == "json" else None
+        return pipeline_opts.run_pipeline(args, program, doc)
     notes = []
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.
