@@ -91,3 +91,22 @@ def test_cli_pipeline_json_and_code(root, tmp_path, capsys):
     (loop,) = doc["pipelined"]
     assert code == 0 and loop["ii"] == 256 and loop["buffers"]["c_l0c"] == 3 and loop["tiles"] == 4
     assert "c2_l0c = mmad" in out.read_text()   # the third L0C buffer is used by the code
+
+
+def test_mte2_of_the_next_tile_v_of_this_one_and_mte3_of_the_last_overlap(root):
+    (p,) = pipeline_tile_loops(example(root, "vector_add"), "ascend", tiles=8)
+    k = p.kernel
+    span = {}
+    for n, instr in enumerate(k.block.instrs):
+        mem = next((op for op in instr.operands if hasattr(op, "index")), None)
+        tile = mem.index.const if mem is not None else None
+        if instr.opcode == "vadd":
+            tile = sum(1 for m in range(n) if k.block.instrs[m].opcode == "vadd")
+        if instr.opcode in ("copy_in", "vadd", "copy_out") and (instr.opcode, tile) not in span:
+            span[instr.opcode, tile] = (k.check.start[n], k.check.end[n])
+    both = 0
+    for t in range(1, 7):
+        a, b, c = span["copy_in", t + 1], span["vadd", t], span["copy_out", t - 1]
+        if max(a[0], b[0], c[0]) < min(a[1], b[1], c[1]):   # all three at once
+            both += 1
+    assert both >= 5
