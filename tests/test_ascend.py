@@ -226,7 +226,7 @@ def test_cli_dag_picture_and_cpu_only_options(root, tmp_path, capsys):
 @pytest.mark.parametrize("module", ["schedcc.costs", "schedcc.overrides", "schedcc.ascend.model",
                                     "schedcc.ascend.buffers", "schedcc.ascend.deps", "schedcc.ascend.sync",
                                     "schedcc.ascend.check", "schedcc.ascend.kernel", "schedcc.ascend.tiles",
-                                    "schedcc.ascend.pipeline"])
+                                    "schedcc.ascend.pipeline", "schedcc.ascend.loopsync"])
 def test_docstring_examples(root, module, monkeypatch):
     import doctest
     import importlib

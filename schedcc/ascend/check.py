@@ -75,7 +75,10 @@ def required_orderings(block: Block, target: Target) -> list[Need]:
     needs: list[Need] = []
     last_write: dict[str, int] = {}
     reads: dict[str, list[int]] = defaultdict(list)
-    version: dict[str, int] = defaultdict(int)
+    # A register's value as (root, offset): `i = i + 2` keeps i's root and adds 2 to
+    # its offset, so xGm[i] before and xGm[i] after it are two tiles apart.
+    value: dict[str, tuple] = {}
+    fresh = iter(range(1 << 62))
     mem: list[tuple[int, str | None, tuple, int, bool]] = []  # (node, array, terms, const, writes)
 
     def need(a: int, b: int, what: str, reg_war: bool = False) -> None:
@@ -92,16 +95,22 @@ def required_orderings(block: Block, target: Target) -> list[Need]:
                 need(last_write[r], j, f"reads {r} before '{block.instrs[last_write[r]]}' has written it")
         m = ins.mem_read or ins.mem_write
         if m is not None:
-            terms = tuple((r, version[r], c) for r, c in m.index.terms)
+            roots: dict = {}
+            const = m.index.const
+            for r, c in m.index.terms:
+                root, off = value.get(r, ((r, "in"), 0))
+                roots[root] = roots.get(root, 0) + c
+                const += c * off
+            terms = tuple(sorted((k, c) for k, c in roots.items() if c))
             writes = ins.mem_write is not None
             for (i, array, t2, c2, w2) in mem:
                 alias = array is None or m.array is None or array == m.array
-                if alias and array == m.array and t2 == terms and c2 != m.index.const:
+                if alias and array == m.array and t2 == terms and c2 != const:
                     alias = False
                 if alias and (writes or w2):
                     kind = "RAW" if w2 and not writes else "WAR" if writes and not w2 else "WAW"
                     need(i, j, f"accesses {m} ({kind} through memory) while '{block.instrs[i]}' may not be done")
-            mem.append((j, m.array, terms, m.index.const, writes))
+            mem.append((j, m.array, terms, const, writes))
         for r in ins.defs():
             for i in reads[r]:
                 if i != j:
@@ -110,10 +119,23 @@ def required_orderings(block: Block, target: Target) -> list[Need]:
                 need(last_write[r], j, f"writes {r} before '{block.instrs[last_write[r]]}' has written it")
             last_write[r] = j
             reads[r] = []
-            version[r] += 1
+            value[r] = _value_of(ins, value, fresh)
         for r in ins.uses():
             reads[r].append(j)
     return needs
+
+
+def _value_of(ins: Instr, value: dict, fresh) -> tuple:
+    """(root, offset) of the register *ins* defines: a constant step keeps the root."""
+    from ..ir import Const, Reg
+    ops = ins.operands
+    if ins.opcode in ("add", "sub") and len(ops) == 2 and isinstance(ops[0], Reg) and isinstance(ops[1], Const) \
+            and isinstance(ops[1].value, int):
+        root, off = value.get(ops[0].name, ((ops[0].name, "in"), 0))
+        return root, off + (ops[1].value if ins.opcode == "add" else -ops[1].value)
+    if ins.opcode == "mov" and len(ops) == 1 and isinstance(ops[0], Reg):
+        return value.get(ops[0].name, ((ops[0].name, "in"), 0))
+    return (("def", next(fresh)), 0)
 
 
 def check_sync(block: Block, target: Target | str, stream, *, strict: bool = True) -> CheckResult:

@@ -27,22 +27,19 @@ def _pad(text: str, width: int = 48) -> str:
 
 def format_block_code(k: KernelResult) -> list[str]:
     start, end = _times(k)
-    lines = [f"{k.block.label}:"]
-    instrs = k.block.instrs
-    flags = k.sync.flags
-    for op in k.sync.stream:
+    return _code_lines(k.block.label, k.block.instrs, k.sync.stream, k.sync.flags, start, end)
+
+
+def _code_lines(label, instrs, stream, flags, start, end) -> list[str]:
+    lines = [f"{label}:"]
+    for op in stream:
         if op.kind == "instr":
             n = op.node
             text = format_instr(instrs[n]) + ";"
-            lines.append("  " + _pad(text) + f"// {op.pipe:<5} #{n}  cycles {start[n]}-{end[n]}")
-        elif op.kind == "set":
-            f = flags[op.flag]
-            lines.append("  " + _pad(f"SetFlag<HardEvent::{op.event}>({op.event_id});")
-                         + f"// {op.pipe:<5} after #{f.src}, for #{f.dst}")
-        elif op.kind == "wait":
-            f = flags[op.flag]
-            lines.append("  " + _pad(f"WaitFlag<HardEvent::{op.event}>({op.event_id});")
-                         + f"// {op.pipe:<5} before #{f.dst}, for #{f.src}")
+            when = f"cycles {start[n]}-{end[n]}" if n in start else ""
+            lines.append("  " + _pad(text) + f"// {op.pipe:<5} #{n}  {when}".rstrip())
+        elif op.kind in ("set", "wait"):
+            lines.append("  " + _flag_line(op, flags))
         elif op.kind == "drain":
             lines.append("  " + _pad("PipeBarrier<PIPE_ALL>();") + "// S     all pipes done before the branch")
         else:
@@ -50,12 +47,24 @@ def format_block_code(k: KernelResult) -> list[str]:
     return lines
 
 
-def format_code(kernels: list[KernelResult]) -> str:
+def _flag_line(op, flags) -> str:
+    f = flags[op.flag] if op.flag is not None and op.flag < len(flags) else None
+    call = "SetFlag" if op.kind == "set" else "WaitFlag"
+    text = _pad(f"{call}<HardEvent::{op.event}>({op.event_id});")
+    if f is None:
+        return text.rstrip()
+    if op.kind == "set":
+        return text + f"// {op.pipe:<5} after #{f.src}, for #{f.dst}"
+    return text + f"// {op.pipe:<5} before #{f.dst}, for #{f.src}"
+
+
+def format_code(kernels: list[KernelResult], loops=None) -> str:
     """The synchronised program of every function, as Ascend C-style pseudo-code."""
     if not kernels:
         return ""
     out = [f"// {kernels[0].target.name}: scheduled and synchronised by schedcc. Instructions are in",
            "// issue order; the comment names the pipe whose queue each line goes to."]
+    loops = {(lk.function.name, lk.label): lk for lk in (loops or [])}
     current = None
     for k in kernels:
         if k.function is not current:
@@ -64,9 +73,35 @@ def format_code(kernels: list[KernelResult]) -> str:
             current = k.function
             params = ", ".join(str(p) for p in k.function.params)
             out.append(f"__aicore__ void {k.function.name}({params}) {{")
-        out.extend(format_block_code(k))
+        lk = loops.get((k.function.name, k.block.label))
+        lines = _loop_code_lines(lk) if lk is not None else format_block_code(k)
+        for other in loops.values():
+            if other.function.name != k.function.name:
+                continue
+            targets = k.block.successors()
+            if other.label in targets and k.block.label != other.label:
+                # Set every carried flag once, just before entering the loop.
+                lines[-1:-1] = ["  " + _pad(f"SetFlag<HardEvent::{op.event}>({op.event_id});")
+                                + f"// {op.pipe:<5} once before loop '{other.label}': free for "
+                                f"#{other.flags[op.flag].dst}" for op in other.before]
+            if k.block.label in _exits(other) and k.block.label != other.label:
+                lines[1:1] = ["  " + _pad(f"WaitFlag<HardEvent::{op.event}>({op.event_id});")
+                              + f"// {op.pipe:<5} once after loop '{other.label}': the last iteration's "
+                              f"#{other.flags[op.flag].src} is done" for op in other.after]
+        out.extend(lines)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _exits(lk) -> list[str]:
+    return [t for t in lk.body.successors() if t != lk.label]
+
+
+def _loop_code_lines(lk) -> list[str]:
+    n = len(lk.body.instrs) - 1
+    start = {x: lk.check.start[x] for x in range(n)}
+    end = {x: lk.check.end[x] for x in range(n)}
+    return _code_lines(lk.label, lk.body.instrs, lk.stream, lk.flags, start, end)
 
 
 def format_summary(k: KernelResult) -> str:
@@ -263,3 +298,47 @@ def format_explain(k: KernelResult) -> str:
     lines.append("  dependences out of the scalar pipe need no flag: S issues in order and finishes "
                  "its own instructions first")
     return "\n".join(lines)
+
+
+# -- tile loops kept as loops (flags across the back edge) -----------------------------------
+
+def format_loop(lk) -> str:
+    s = lk.sync
+    copies = ", ".join(f"{r} {c}" for r, c in lk.copies.items() if c > 1) or "one each"
+    lines = [f"{lk.function.name} / {lk.label} as a loop: {lk.unroll} tile{'s' if lk.unroll != 1 else ''} "
+             f"per iteration, buffers {copies}",
+             f"  steady state {lk.cycles_per_tile:.1f} cycles per tile ({lk.iterations} iterations run back "
+             f"to back by the checker: {lk.check.makespan} cycles)",
+             f"  flags within an iteration: {len(s.flags)} (from {s.flags_before} cross-pipe dependences); "
+             f"across the back edge: {len(lk.carried)} (from {lk.carried_before}), each set once before "
+             "the loop and waited for once after it",
+             "  checked: no read before its producer finished, no overwrite while a reader needs it, "
+             "no deadlock, no event ID in use twice (for any timing)"]
+    return "\n".join(lines)
+
+
+def loop_timeline_bars(lk):
+    from ..viz.timeline import Bar
+    bars = []
+    n = len(lk.body.instrs) - 1
+    for x, start in lk.check.start.items():
+        node = x % n
+        d = lk.dag.nodes[node]
+        it = x // n
+        bars.append(Bar(lane=d["units"][0], start=start, end=start + d["occupancy"],
+                        label=d["instr"].opcode, category=f"iteration {it}",
+                        tooltip=f"iteration {it} #{node} {d['instr']}: cycles {start}-{lk.check.end[x]}"))
+    return bars
+
+
+def loop_json(lk) -> dict[str, Any]:
+    return {"function": lk.function.name, "block": lk.label, "unroll": lk.unroll, "buffers": lk.copies,
+            "cycles_per_tile": lk.cycles_per_tile, "iterations_checked": lk.iterations,
+            "makespan_checked": lk.check.makespan,
+            "flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst} for f in lk.sync.flags],
+            "carried_flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst}
+                              for f in lk.carried],
+            "flags_before": lk.sync.flags_before, "carried_before": lk.carried_before,
+            "program": [{"kind": op.kind, "pipe": op.pipe, **({"id": op.node} if op.node is not None else {}),
+                         **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
+                        for op in lk.stream]}

@@ -126,8 +126,13 @@ def stream_order(dag: nx.DiGraph, schedule: Schedule) -> list[int]:
     return sorted(dag.nodes, key=lambda n: (schedule.cycle[n], schedule.unit[n] == SCALAR_PIPE, rank[n]))
 
 
-def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKernel:
-    """Insert the flags and barriers that make *schedule* safe on the pipes; see the module doc."""
+def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: bool = True,
+                reserved: dict[str, set[int]] | None = None) -> SyncedKernel:
+    """Insert the flags and barriers that make *schedule* safe on the pipes; see the module doc.
+
+    ``drain=False`` leaves out the ``PipeBarrier<PIPE_ALL>`` before a branch (the
+    caller synchronises across it); ``reserved`` holds event IDs per pair that
+    the block's own flags must not use."""
     model = ascend_model(target)
     pipes = list(target.units)
     index = {p: i for i, p in enumerate(pipes)}
@@ -211,12 +216,12 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target) -> SyncedKe
         if p == SCALAR_PIPE:
             dispatch = done
 
-    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag)
+    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag, reserved or {})
     # Leaving the block for another one (a loop's next iteration) drains every
     # pipe first, so that no flag or buffer use crosses the block boundary.
     block = dag.graph.get("block")
     term = len(block.instrs) - 1 if block is not None and block.instrs else None
-    drain = (term is not None and block.instrs[term].opcode in ("br", "jmp")
+    drain = (drain and term is not None and block.instrs[term].opcode in ("br", "jmp")
              and any(pipe_of[n] != SCALAR_PIPE for n in dag.nodes))
     stream: list[Op] = []
     for n in order:
@@ -255,7 +260,8 @@ def _prune(chosen: list[int], base: list[int], done_vc, index, pipe_of, pos) -> 
     return keep
 
 
-def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes, dag=None) -> None:
+def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes, dag=None,
+                      reserved: dict[str, set[int]] | None = None) -> None:
     """Give each flag the lowest ID of its pair whose previous use has provably been waited for.
 
     When all IDs of a pair are in flight, raise :class:`OutOfEventIds` with,
@@ -267,14 +273,15 @@ def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes,
     extra: list[tuple[int, int, str]] = []
     for f in sorted(flags, key=lambda f: (pos[f.src], f.dst)):
         here = done_vc[f.src]
-        for event_id in range(limit):
+        taken = (reserved or {}).get(f.event, ())
+        for event_id in (i for i in range(limit) if i not in taken):
             prev = last.get((f.event, event_id))
             if prev is None or here[index[prev.dst_pipe]] >= pos[prev.dst]:
                 f.event_id = event_id
                 last[(f.event, event_id)] = f
                 break
         else:
-            busy = sorted(range(limit), key=lambda i: pos[last[(f.event, i)].dst])
+            busy = sorted((i for i in range(limit) if i not in taken), key=lambda i: pos[last[(f.event, i)].dst])
             for event_id in busy:
                 consumer = last[(f.event, event_id)].dst
                 if dag is None or not nx.has_path(dag, f.src, consumer):

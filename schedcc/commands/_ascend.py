@@ -12,8 +12,9 @@ import json
 import sys
 
 from ..ascend.kernel import compile_kernels
-from ..ascend.report import (format_code, format_explain, format_pipelined, format_report, kernels_json, pipelined_json,
-                             timeline_bars, trace_events)
+from ..ascend.loopsync import loop_kernel, loop_kernels
+from ..ascend.report import (format_code, format_explain, format_loop, format_pipelined, format_report, kernels_json,
+                             loop_json, loop_timeline_bars, pipelined_json, timeline_bars, trace_events)
 from ..errors import SchedccError
 from ..fileio import write_output
 
@@ -26,9 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
     group.add_argument("--tiles", type=int, default=1, metavar="N",
                        help="unroll every tile loop N times so that tiles overlap (default 1; 8 with --pipeline)")
-    group.add_argument("--buffers", type=int, default=2, metavar="K",
-                       help="with --tiles: rotate each tile over K buffer copies, Ascend C's BUFFER_NUM "
-                            "(default 2: double buffering)")
+    group.add_argument("--buffers", type=int, default=None, metavar="K",
+                       help="rotate each tile over K buffer copies (Ascend C's BUFFER_NUM): alone, the tile "
+                            "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
+                            "unrolled (default 2)")
     group.add_argument("--no-code", action="store_true",
                        help="do not print the synchronised program (it is still written with -o)")
 
@@ -47,21 +49,30 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
             raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline stages; an Ascend core's "
                                "pipes are drawn with --emit-timeline FILE.svg")
     check = args.verify is not False
-    pipelined = []
+    pipelined, loops = [], []
     if getattr(args, "pipeline", False):
         # Double buffering from the modulo scheduler (--pipeline comes with it).
         from ..ascend.pipeline import pipeline_tile_loops
         pipelined = pipeline_tile_loops(program, target, tiles=args.tiles if args.tiles > 1 else 8,
                                         algorithm=getattr(args, "modulo", "ims"), check=check)
-        by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
-        kernels = [by_block.get((k.function.name, k.block.label), k)
-                   for k in compile_kernels(program, target, priority=args.priority, check=check)]
-    else:
+        kernels = compile_kernels(program, target, priority=args.priority, check=check)
+        if args.tiles > 1:  # straight-line code for that many tiles
+            by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
+            kernels = [by_block.get((k.function.name, k.block.label), k) for k in kernels]
+        else:               # the loop, with the derived buffers and flags across its back edge
+            loops = [_loop(program, target, p.function, p.label, p.copies) for p in pipelined]
+    elif args.tiles > 1:
         kernels = compile_kernels(program, target, priority=args.priority, check=check,
-                                  tiles=args.tiles, buffers=args.buffers)
+                                  tiles=args.tiles, buffers=args.buffers or 2)
+    else:
+        kernels = compile_kernels(program, target, priority=args.priority, check=check)
+        if args.buffers is not None:
+            loops = loop_kernels(program, target, buffers=args.buffers, priority=args.priority)
+    looped = {(lk.function.name, lk.label) for lk in loops}
+    reported = [k for k in kernels if (k.function.name, k.block.label) not in looped]
     inputs = (args.file,)
     notes = []
-    code = format_code(kernels)
+    code = format_code(kernels, loops)
     # Everything is computed before anything is written.
     if args.output:
         write_output(args.output, code, inputs)
@@ -74,9 +85,12 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     if args.emit_timeline:
         from ..viz.timeline import write_timeline
         lanes = [p for p in target.units]
-        note = write_timeline(args.emit_timeline, timeline_bars(kernels), lanes=lanes,
-                              title=f"{name} on {target.name}: pipes over time (blocks end to end)",
-                              inputs=inputs)
+        if loops:
+            bars = [b for lk in loops for b in loop_timeline_bars(lk)]
+            title = f"{name} on {target.name}: the tile loop, {loops[0].iterations} iterations"
+        else:
+            bars, title = timeline_bars(kernels), f"{name} on {target.name}: pipes over time (blocks end to end)"
+        note = write_timeline(args.emit_timeline, bars, lanes=lanes, title=title, inputs=inputs)
         if note:
             notes.append(note)
     if args.trace:
@@ -86,13 +100,17 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
                            inputs=inputs)
     if args.format == "json":
         doc = kernels_json(kernels)
+        if loops:
+            doc["loops"] = [loop_json(lk) for lk in loops]
         if pipelined:
             doc["pipelined"] = [pipelined_json(p) for p in pipelined]
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         for p in pipelined:
             sys.stdout.write(format_pipelined(p) + "\n\n")
-        sys.stdout.write(format_report(kernels))
+        sys.stdout.write(format_report(reported))
+        for lk in loops:
+            sys.stdout.write(format_loop(lk) + "\n\n")
         if getattr(args, "explain", False):
             for k in kernels:
                 if k.sync.flags or k.sync.barriers:
@@ -102,3 +120,10 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0
+
+
+def _loop(program, target, function, label, copies):
+    from ..ascend.buffers import plan_tiles
+    from ..ascend.model import ascend_model
+    plan = plan_tiles(function, ascend_model(target))
+    return loop_kernel(function, function.block(label), target, plan, copies)

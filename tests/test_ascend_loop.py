@@ -1,0 +1,77 @@
+"""Tile loops kept as loops: flags across the back edge, checked over iterations run back to back."""
+
+import pytest
+
+from schedcc import parse
+from schedcc.ascend import check_sync
+from schedcc.ascend.check import SyncCheckError
+from schedcc.ascend.loopsync import loop_kernels
+from schedcc.cli import main
+
+
+def example(root, name):
+    return parse((root / "examples" / "ascend" / f"{name}.ir").read_text(), f"{name}.ir")
+
+
+@pytest.mark.parametrize("name, buffers, per_tile", [
+    ("vector_add", 2, 512),          # the MTE2 bound: double buffering as Ascend C writes it
+    ("vector_add", 1, 784),          # one buffer: copy-in waits for the add of the tile before
+    ("matmul", {"b_l1": 3, "b_l0b": 2, "c_l0c": 3}, 256),   # the buffers --pipeline derives
+])
+def test_loops_reach_their_steady_state(root, name, buffers, per_tile):
+    (lk,) = loop_kernels(example(root, name), "ascend", buffers=buffers, iterations=6)
+    assert lk.cycles_per_tile == per_tile
+    assert all(0 <= f.event_id < 8 for f in lk.flags)
+
+
+def test_ping_pong_flags_cross_the_back_edge(root):
+    (lk,) = loop_kernels(example(root, "vector_add"), "ascend", buffers=2)
+    assert lk.unroll == 2
+    # buffer free: the add of iteration j lets the copy-in of iteration j+1 refill x0/y0 and x1/y1
+    assert {(f.event, f.event_id) for f in lk.carried} >= {("V_MTE2", 0), ("V_MTE2", 1)}
+    assert len(lk.before) == len(lk.after) == len(lk.carried)   # set once before, waited once after
+
+
+def _flat(lk, iterations, drop=None):
+    from dataclasses import replace
+    n = len(lk.body.instrs) - 1
+    block = replace(lk.body, instrs=tuple(lk.body.instrs[:-1]) * iterations)
+    ops = list(lk.before)
+    for k in range(iterations):  # the loop run back to back, as the checker sees it
+        for op in lk.stream:
+            if op.kind == "instr":
+                if op.node != n:
+                    ops.append(replace(op, node=op.node + k * n))
+            elif drop is None or op.flag != drop:
+                ops.append(op)
+    ops = [op for op in ops if drop is None or op.flag != drop] + \
+        [op for op in lk.after if drop is None or op.flag != drop]
+    return block, ops
+
+
+def test_every_carried_flag_is_needed(root):
+    (lk,) = loop_kernels(example(root, "vector_add"), "ascend", buffers=2)
+    block, ops = _flat(lk, 4)
+    check_sync(block, "ascend", ops)  # all flags: fine
+    base = len(lk.sync.flags)
+    for i in range(len(lk.carried)):
+        block, ops = _flat(lk, 4, drop=base + i)
+        with pytest.raises(SyncCheckError):
+            check_sync(block, "ascend", ops)
+
+
+@pytest.mark.parametrize("name", ["softmax", "flash_attention"])
+def test_other_examples_loop_and_pass_the_checker(root, name):
+    (lk,) = loop_kernels(example(root, name), "ascend", buffers=2)
+    assert lk.check is not None and lk.cycles_per_tile > 0
+
+
+def test_cli_buffers_alone_keeps_the_loop(root, capsys):
+    code = main([str(root / "examples" / "ascend" / "vector_add.ir"), "--target", "ascend", "--buffers", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "vector_add / loop as a loop: 2 tiles per iteration" in out
+    assert "steady state 512.0 cycles per tile" in out
+    assert "SetFlag<HardEvent::V_MTE2>(0);                  // V     once before loop 'loop'" in out
+    assert "WaitFlag<HardEvent::V_MTE2>(0);                 // MTE2  once after loop 'loop'" in out
+    assert "PipeBarrier<PIPE_ALL>" not in out.split("loop:")[-1].split("done:")[0]  # no drain in the loop
