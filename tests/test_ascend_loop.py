@@ -75,3 +75,30 @@ def test_cli_buffers_alone_keeps_the_loop(root, capsys):
     assert "SetFlag<HardEvent::V_MTE2>(0);                  // V     once before loop 'loop'" in out
     assert "WaitFlag<HardEvent::V_MTE2>(0);                 // MTE2  once after loop 'loop'" in out
     assert "PipeBarrier<PIPE_ALL>" not in out.split("loop:")[-1].split("done:")[0]  # no drain in the loop
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ascend_kernels import ascend_kernel  # noqa: E402
+from schedcc.errors import SchedccError  # noqa: E402
+
+
+def as_tile_loop(body: str) -> str:
+    lines = [ln for ln in body.splitlines() if not ln.startswith(("i =", "j =")) and "get_value" not in ln]
+    return ("func k(n) {\nentry:\n  i = 0\n  jmp loop\nloop:\n" + "".join(f"  {ln}\n" for ln in lines)
+            + "  i = i + 1\n  c = i < n\n  br c, loop, done\ndone:\n  ret\n}\n")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ascend_kernel(max_ops=10), st.integers(1, 3), st.sampled_from(["ascend910b", "ascend910a"]))
+def test_random_tile_loops_as_loops_pass_the_checker(body, buffers, target):
+    text = as_tile_loop(body)
+    if target == "ascend910a":
+        text = text.replace("fixpipe", "# fixpipe")
+    try:
+        (lk,) = loop_kernels(parse(text, "r.ir"), target, buffers=buffers, iterations=3)
+    except SchedccError as err:  # an honest refusal: the copies do not fit, or too many flags
+        assert any(w in err.message for w in ("overflows", "needs more than", "in flight")), err.message
+        return
+    assert lk.check is not None  # checked over three iterations back to back (in loop_kernel)

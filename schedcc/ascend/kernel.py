@@ -88,18 +88,18 @@ class KernelResult:
         return {p: b / span for p, b in self.busy.items()}
 
 
-def compile_block(function: Function, block: Block, target: Target | str, tiles: TilePlan | None = None,
-                  priority: str = "critical-path", check: bool = True) -> KernelResult:
-    """Schedule one block on the Ascend pipes, insert its flags and (by default) check them."""
-    tgt = load_target(target)
-    model = ascend_model(tgt)
-    plan = tiles if tiles is not None else plan_tiles(function, model)
-    dag = kernel_dag(block, tgt)
+def schedule_and_sync(dag: nx.DiGraph, tgt: Target, priority, block: Block, prepare=None, **sync_options):
+    """List-schedule *dag* and insert its synchronisation; when a pair of pipes runs
+    out of event IDs, order the setter after the oldest consumer and start again.
+
+    *prepare(dag, schedule)* may return extra keyword arguments for
+    :func:`insert_sync` computed from each new schedule (the loop code reserves IDs).
+    """
     while True:
         schedule = list_schedule(dag, tgt, priority=priority)
+        options = dict(sync_options, **(prepare(dag, schedule) if prepare is not None else {}))
         try:
-            synced = insert_sync(dag, schedule, tgt)
-            break
+            return schedule, insert_sync(dag, schedule, tgt, **options)
         except OutOfEventIds as short:
             # Too many flags of one pair in flight: order the setter after the oldest
             # consumer (freeing its ID) and schedule again with that in the timing.
@@ -117,6 +117,16 @@ def compile_block(function: Function, block: Block, target: Target | str, tiles:
                                    "ordering frees one", block.loc,
                                    notes=["fewer tiles in flight (fewer buffers) keep the events within "
                                           "the hardware's IDs"])
+
+
+def compile_block(function: Function, block: Block, target: Target | str, tiles: TilePlan | None = None,
+                  priority: str = "critical-path", check: bool = True) -> KernelResult:
+    """Schedule one block on the Ascend pipes, insert its flags and (by default) check them."""
+    tgt = load_target(target)
+    model = ascend_model(tgt)
+    plan = tiles if tiles is not None else plan_tiles(function, model)
+    dag = kernel_dag(block, tgt)
+    schedule, synced = schedule_and_sync(dag, tgt, priority, block)
     result = check_sync(block, tgt, synced.stream) if check else None
     return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
 

@@ -44,14 +44,13 @@ import networkx as nx
 
 from ..errors import SchedccError
 from ..ir import Block, Function, Program
-from ..sched import list_schedule
 from ..target import Target, check_opcodes, load_target
 from .buffers import plan_tiles
 from .check import CheckResult, SyncCheckError, check_sync
 from .deps import kernel_dag
-from .kernel import is_tile_loop
+from .kernel import is_tile_loop, schedule_and_sync
 from .model import SCALAR_PIPE, ascend_model
-from .sync import Flag, Op, SyncedKernel, insert_sync
+from .sync import Flag, Op, SyncedKernel
 from .tiles import unroll_with_origin
 
 
@@ -137,9 +136,53 @@ def loop_kernel(function: Function, block: Block, target: Target, plan, buffers,
     raise SchedccError(f"cannot synchronise loop '{block.label}' across its back edge", block.loc)
 
 
+def _carried_flags(dag, schedule, carried_deps, model, block) -> dict:
+    """Choose the flags across the back edge for this schedule and reserve their IDs."""
+    from .sync import stream_order
+    order_pipe = {n: schedule.unit[n] for n in dag.nodes}
+    pos: dict[int, int] = {}
+    count: dict[str, int] = {}
+    for n in stream_order(dag, schedule):
+        pos[n] = count.get(order_pipe[n], 0)
+        count[order_pipe[n]] = pos[n] + 1
+    cross, same = [], []
+    for a, b in carried_deps:
+        pa, pb = order_pipe[a], order_pipe[b]
+        if pa == SCALAR_PIPE:
+            continue  # S finishes its instructions before it issues the next iteration's
+        (same if pa == pb else cross).append((a, b))
+    implied = _Implied(dag, order_pipe, pos)
+    kept: list[tuple[int, int]] = []
+    # Strongest first (earliest waiter, latest setter): they imply the most.
+    for a, b in sorted(cross, key=lambda ab: (pos[ab[1]], -pos[ab[0]])):
+        if not implied(a, b, kept):
+            kept.append((a, b))
+    for a, b in list(kept):  # once more against the others, now that all are known
+        if implied(a, b, [k for k in kept if k != (a, b)]):
+            kept.remove((a, b))
+    reserved: dict[str, set[int]] = {}
+    carried: list[Flag] = []
+    for a, b in kept:
+        pa, pb = order_pipe[a], order_pipe[b]
+        event, wait_pipe = f"{pa}_{pb}", pb
+        if event not in model.events:
+            event, wait_pipe = f"{pa}_{SCALAR_PIPE}", SCALAR_PIPE
+            if event not in model.events:
+                raise SchedccError(f"no HardEvent orders {pa} before {pb} across iterations", block.loc)
+        ids = reserved.setdefault(event, set())
+        if len(ids) >= model.event_ids:
+            raise SchedccError(f"loop '{block.label}' needs more than {model.event_ids} {event} flags across "
+                               "its back edge", block.loc, notes=["use fewer buffers"])
+        carried.append(Flag(a, b, pa, pb, event_id=len(ids), wait_pipe=wait_pipe))
+        ids.add(len(ids))
+    return {"pipe": order_pipe, "pos": pos, "implied": implied, "carried": carried, "kept": kept,
+            "same": same, "before": len(cross), "reserved": reserved}
+
+
 class _Implied:
     """Is "a (this iteration) finished before b (next iteration) starts" implied by carried flags?
 
+    It is when b depends, in its own iteration, on an instruction of a's pipe.
     A carried flag c -> d (SetFlag after c, WaitFlag before d in the next
     iteration) implies it when a is finished once c is (c is a itself, comes
     after a on a's pipe, or depends on a through synchronised dependences) and
@@ -156,6 +199,11 @@ class _Implied:
 
     def __call__(self, a: int, b: int, flags) -> bool:
         pipe, pos = self.pipe, self.pos
+        # b waits, in its own iteration, for an instruction c of a's pipe to finish; a
+        # flag or barrier after c means everything before c on that pipe, a of the
+        # iteration before included, has finished.
+        if any(pipe[c] == pipe[a] for c in self.before[b]):
+            return True
         for c, d in flags:
             a_done = c == a or (pipe[c] == pipe[a] and pos[c] >= pos[a]) or c in self.after[a]
             b_after = d == b or (pipe[d] == pipe[b] and pos[d] <= pos[b]) or d in self.before[b]
@@ -188,56 +236,17 @@ def _carried_dependences(body: Block, origin, two: Block, origin2, u: int, targe
 def _build(function, block, body, target, carried_deps, copies, u, iterations, priority, extra):
     model = ascend_model(target)
     dag = kernel_dag(body, target)
-    schedule = list_schedule(dag, target, priority=priority)
-    order_pipe = {n: schedule.unit[n] for n in dag.nodes}
-    # Carried flags first: they keep their IDs for the whole loop.
-    pos: dict[int, int] = {}
-    count: dict[str, int] = {}
-    from .sync import stream_order
-    for n in stream_order(dag, schedule):
-        pos[n] = count.get(order_pipe[n], 0)
-        count[order_pipe[n]] = pos[n] + 1
-    by_pair: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    same_pipe = []
-    for a, b in carried_deps:
-        pa, pb = order_pipe[a], order_pipe[b]
-        if pa == SCALAR_PIPE:
-            continue  # S finishes its instructions before it issues the next iteration's
-        if pa == pb:
-            same_pipe.append((a, b))
-        else:
-            by_pair.setdefault((pa, pb), []).append((a, b))
-    carried_before = sum(len(v) for v in by_pair.values())
-    implied = _Implied(dag, order_pipe, pos)
-    chosen: list[tuple[int, int, str, str]] = []
-    kept: list[tuple[int, int]] = []
-    # Strongest first (earliest waiter, latest setter): they imply the most.
-    for a, b in sorted((ab for deps in by_pair.values() for ab in deps), key=lambda ab: (pos[ab[1]], -pos[ab[0]])):
-        if implied(a, b, kept):
-            continue
-        kept.append((a, b))
-    for a, b in list(kept):  # once more against the others, now that all are known
-        if implied(a, b, [k for k in kept if k != (a, b)]):
-            kept.remove((a, b))
-    for a, b in kept:
-        chosen.append((a, b, order_pipe[a], order_pipe[b]))
-    reserved: dict[str, set[int]] = {}
-    carried: list[Flag] = []
-    for a, b, pa, pb in chosen:
-        event = f"{pa}_{pb}"
-        wait_pipe = pb
-        if event not in model.events:
-            event, wait_pipe = f"{pa}_{SCALAR_PIPE}", SCALAR_PIPE
-            if event not in model.events:
-                raise SchedccError(f"no HardEvent orders {pa} before {pb} across iterations", block.loc)
-        ids = reserved.setdefault(event, set())
-        if len(ids) >= model.event_ids:
-            raise SchedccError(f"loop '{block.label}' needs more than {model.event_ids} {event} flags across "
-                               "its back edge", block.loc, notes=["use fewer buffers"])
-        flag = Flag(a, b, pa, pb, event_id=len(ids), wait_pipe=wait_pipe)
-        ids.add(flag.event_id)
-        carried.append(flag)
-    sync = insert_sync(dag, schedule, target, drain=False, reserved=reserved)
+    plan: dict = {}
+
+    def prepare(dag, schedule):
+        # Carried flags first, from this schedule: they keep their IDs for the whole loop.
+        plan.clear()
+        plan.update(_carried_flags(dag, schedule, carried_deps, model, block))
+        return {"reserved": plan["reserved"]}
+
+    schedule, sync = schedule_and_sync(dag, target, priority, body, prepare, drain=False)
+    order_pipe, pos, implied = plan["pipe"], plan["pos"], plan["implied"]
+    carried, kept, same_pipe, carried_before = plan["carried"], plan["kept"], plan["same"], plan["before"]
     base = len(sync.flags)
     barriers_at = {n for _, n in sync.barriers}
     # Event IDs of the body's own flags come round again in the next iteration: the
@@ -315,7 +324,10 @@ def _run(body: Block, target, stream, before, after, iterations, sync, carried, 
                 f = flags[f_index]
                 pairs.append((f.dst, f.src))
         if not pairs:
-            raise
+            raise SchedccError(f"cannot keep the tile loop '{body.label}' a loop: its flags across the back "
+                               "edge would race", body.loc,
+                               notes=err.problems[:3] + ["--tiles N unrolls it into straight-line code instead"]) \
+                from None
         raise _ReuseTooEarly(pairs, err.problems) from None
     ends = [max(result.end[x] for x in range(k * n, (k + 1) * n)) for k in range(iterations)]
     steady = ends[-1] - ends[-2] if iterations > 1 else ends[-1]
