@@ -111,7 +111,9 @@ def loop_kernels(program: Program, target: Target | str, buffers: int | dict[str
 
 
 def loop_kernel(function: Function, block: Block, target: Target, plan, buffers, iterations: int = 4,
-                priority: str = "critical-path") -> LoopKernel:
+                priority="critical-path", modulo=None) -> LoopKernel:
+    """One tile loop as a loop. With *modulo* (a modulo schedule of the loop) the
+    body's instructions are ordered as that schedule starts them."""
     is_tile = lambda r: plan.buffer_of(r) is not None  # noqa: E731
     names = [r for r in plan.tiles]
     copies = dict(buffers) if isinstance(buffers, dict) else {r: buffers for r in names}
@@ -120,6 +122,14 @@ def loop_kernel(function: Function, block: Block, target: Target, plan, buffers,
     # The function with the body in the loop's place: its tiles, with their copies, must fit.
     plan_tiles(replace(function, blocks=tuple(body if b.label == block.label else b
                                               for b in function.blocks)), ascend_model(target))
+    if modulo is not None:
+        ii, cycle = modulo.ii, modulo.cycle
+        start = {n: (o[0] * ii + cycle[o[1]]) if o is not None else -1 for n, o in enumerate(origin)}
+
+        def modulo_order(dag):
+            return {n: -start[n] for n in dag.nodes}
+        modulo_order.__name__ = "modulo"
+        priority = modulo_order
     two, origin2 = unroll_with_origin(block, 2 * u, copies, is_tile)
     carried = _carried_dependences(body, origin, two, origin2, u, target)
     extra: list[tuple[int, int]] = []
@@ -244,7 +254,7 @@ def _build(function, block, body, target, carried_deps, copies, u, iterations, p
         plan.update(_carried_flags(dag, schedule, carried_deps, model, block))
         return {"reserved": plan["reserved"]}
 
-    schedule, sync = schedule_and_sync(dag, target, priority, body, prepare, drain=False)
+    schedule, sync = schedule_and_sync(dag, target, priority, body, prepare, drain=False, spread_ids=True)
     order_pipe, pos, implied = plan["pipe"], plan["pos"], plan["implied"]
     carried, kept, same_pipe, carried_before = plan["carried"], plan["kept"], plan["same"], plan["before"]
     base = len(sync.flags)

@@ -127,12 +127,13 @@ def stream_order(dag: nx.DiGraph, schedule: Schedule) -> list[int]:
 
 
 def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: bool = True,
-                reserved: dict[str, set[int]] | None = None) -> SyncedKernel:
+                reserved: dict[str, set[int]] | None = None, spread_ids: bool = False) -> SyncedKernel:
     """Insert the flags and barriers that make *schedule* safe on the pipes; see the module doc.
 
     ``drain=False`` leaves out the ``PipeBarrier<PIPE_ALL>`` before a branch (the
     caller synchronises across it); ``reserved`` holds event IDs per pair that
-    the block's own flags must not use."""
+    the block's own flags must not use; ``spread_ids`` prefers an ID not used yet
+    (in a loop body every reuse of an ID also has to wait across the back edge)."""
     model = ascend_model(target)
     pipes = list(target.units)
     index = {p: i for i, p in enumerate(pipes)}
@@ -216,7 +217,7 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: b
         if p == SCALAR_PIPE:
             dispatch = done
 
-    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag, reserved or {})
+    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag, reserved or {}, spread_ids)
     # Leaving the block for another one (a loop's next iteration) drains every
     # pipe first, so that no flag or buffer use crosses the block boundary.
     block = dag.graph.get("block")
@@ -261,7 +262,7 @@ def _prune(chosen: list[int], base: list[int], done_vc, index, pipe_of, pos) -> 
 
 
 def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes, dag=None,
-                      reserved: dict[str, set[int]] | None = None) -> None:
+                      reserved: dict[str, set[int]] | None = None, spread: bool = False) -> None:
     """Give each flag the lowest ID of its pair whose previous use has provably been waited for.
 
     When all IDs of a pair are in flight, raise :class:`OutOfEventIds` with,
@@ -274,7 +275,11 @@ def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes,
     for f in sorted(flags, key=lambda f: (pos[f.src], f.dst)):
         here = done_vc[f.src]
         taken = (reserved or {}).get(f.event, ())
-        for event_id in (i for i in range(limit) if i not in taken):
+        candidates = [i for i in range(limit) if i not in taken]
+        if spread:  # unused IDs first, then the one whose last use is oldest
+            candidates.sort(key=lambda i: (last.get((f.event, i)) is not None,
+                                           pos[last[(f.event, i)].src] if (f.event, i) in last else -1))
+        for event_id in candidates:
             prev = last.get((f.event, event_id))
             if prev is None or here[index[prev.dst_pipe]] >= pos[prev.dst]:
                 f.event_id = event_id

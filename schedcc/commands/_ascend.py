@@ -60,7 +60,7 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
             by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
             kernels = [by_block.get((k.function.name, k.block.label), k) for k in kernels]
         else:               # the loop, with the derived buffers and flags across its back edge
-            loops = [_loop(program, target, p.function, p.label, p.copies) for p in pipelined]
+            loops = [_loop(program, target, p.function, p.label, p.copies, p.schedule) for p in pipelined]
     elif args.tiles > 1:
         kernels = compile_kernels(program, target, priority=args.priority, check=check,
                                   tiles=args.tiles, buffers=args.buffers or 2)
@@ -122,8 +122,8 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     return 0
 
 
-def _loop(program, target, function, label, copies):
+def _loop(program, target, function, label, copies, modulo=None):
     from ..ascend.buffers import plan_tiles
     from ..ascend.model import ascend_model
     plan = plan_tiles(function, ascend_model(target))
-    return loop_kernel(function, function.block(label), target, plan, copies)
+    return loop_kernel(function, function.block(label), target, plan, copies, modulo=modulo)
