@@ -9,8 +9,11 @@ Goals (issue 4):
 * a 2,000-instruction Ascend kernel scheduled with sync insertion in < 2 s.
 
 With the modulo scheduler present, it also reports per example the MII, the
-II found with buffers derived from lifetimes (``--pipeline``), and the
-steady state of the synchronised code built from it.
+II found with buffers derived from lifetimes (``--pipeline``), the steady
+state of the straight-line synchronised code built from it (``code/tile``),
+and that of the tile loop kept as a loop with flags across its back edge
+(``loop/tile``, 6 iterations run back to back; ``carried``: flags across the
+back edge / carried dependences between pipes).
 
 The overlapped numbers come from the tile loop unrolled over rotating buffers
 (``--tiles N --buffers K``, :mod:`schedcc.ascend.tiles`), list-scheduled:
@@ -83,8 +86,16 @@ def pipelined(target: str) -> list[dict] | None:
         seconds = time.perf_counter() - t0
         (b,) = pipeline_tile_loops(program, target, tiles=32)
         steady = (b.kernel.simulated_makespan - a.kernel.simulated_makespan) / 16
+        from schedcc.ascend.buffers import plan_tiles
+        from schedcc.ascend.loopsync import loop_kernel
+        from schedcc.ascend.model import ascend_model
+        from schedcc.target import load_target
+        tgt = load_target(target)
+        lk = loop_kernel(a.function, a.function.block(a.label), tgt, plan_tiles(a.function, ascend_model(tgt)),
+                         a.copies, iterations=6, modulo=a.schedule)
         rows.append({"name": name, "mii": a.schedule.mii.value, "ii": a.ii, "bound": a.bound,
-                     "stages": a.stages, "steady": steady, "seconds": seconds,
+                     "stages": a.stages, "steady": steady, "seconds": seconds, "loop": lk.cycles_per_tile,
+                     "carried": f"{len(lk.carried)}/{lk.carried_before}",
                      "buffers": ", ".join(f"{r} {c}" for r, c in a.copies.items() if c > 1) or "-"})
     return rows
 
@@ -139,11 +150,11 @@ def main() -> int:
         print("double buffering from the modulo scheduler: not available (schedcc.sched.modulo missing)")
     else:
         print("double buffering from the modulo scheduler (--pipeline): buffers per tile from lifetimes")
-        print(f"{'example':<16} {'MII':>5} {'II':>5} {'bound':>6} {'stages':>6} {'code/tile':>9}  "
-              f"{'time s':>6}  buffers > 1")
+        print(f"{'example':<16} {'MII':>5} {'II':>5} {'bound':>6} {'stages':>6} {'code/tile':>9} "
+              f"{'loop/tile':>9} {'carried':>7}  {'time s':>6}  buffers > 1")
         for r in rows:
             print(f"{r['name']:<16} {r['mii']:>5} {r['ii']:>5} {r['bound']:>6} {r['stages']:>6} "
-                  f"{r['steady']:>9.1f}  {r['seconds']:>6.2f}  {r['buffers']}")
+                  f"{r['steady']:>9.1f} {r['loop']:>9.1f} {r['carried']:>7}  {r['seconds']:>6.2f}  {r['buffers']}")
     print()
     s = scale(args.target, args.scale_tiles, args.repeat)
     print(f"scale: flash attention x {args.scale_tiles} tiles = {s['instructions']} instructions, "
