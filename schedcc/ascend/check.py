@@ -138,11 +138,14 @@ def _value_of(ins: Instr, value: dict, fresh) -> tuple:
     return (("def", next(fresh)), 0)
 
 
-def check_sync(block: Block, target: Target | str, stream, *, strict: bool = True) -> CheckResult:
+def check_sync(block: Block, target: Target | str, stream, *, strict: bool = True,
+               also_order: tuple[tuple[int, int], ...] = ()) -> CheckResult:
     """Simulate *stream* (a list of :class:`~schedcc.ascend.sync.Op`) on the pipes and prove it safe.
 
-    Raises :class:`SyncCheckError` listing every problem found when *strict*;
-    returns the simulated start and end cycles otherwise too.
+    *also_order* adds (a, b) pairs that must be ordered (b starts after a has
+    finished) to those the checker derives itself, for instance every
+    dependence of a DAG. Raises :class:`SyncCheckError` listing every problem
+    found when *strict*; returns the simulated start and end cycles otherwise too.
     """
     tgt = load_target(target)
     instrs = block.instrs
@@ -347,7 +350,8 @@ def check_sync(block: Block, target: Target | str, stream, *, strict: bool = Tru
         # the pipe knows what the matching SetFlag knew, not that its own work is done.
         next_begin[p] = done if op.kind == "barrier" else begin
     node_at = {op.node: s for s, op in enumerate(stream) if op.kind == "instr"}
-    for need in required_orderings(block, tgt):
+    extra = [Need(a, b, f"must start after #{a} has finished") for a, b in also_order]
+    for need in required_orderings(block, tgt) + extra:
         a, b = node_at[need.before], node_at[need.after]
         if need.issue:
             if a > b:
