@@ -1,0 +1,258 @@
+"""A training step in the IR -> the operator graph the policies schedule.
+
+Every operator belongs to a *rank* (its ``rank`` or ``stage`` attribute, or a
+function named ``rank3``/``stage3``; rank 0 otherwise) and runs on one
+*stream* of that rank: ``compute``, or the communication channel of its group
+(``comm:dp``, ``comm:tp``, ``comm:pp`` ...). Dependences inside a rank come
+from :func:`schedcc.dag.build_dag` on that rank's operators (the same builder
+that orders instructions); a ``recv`` depends on the ``send`` whose result it
+reads, on whichever rank that is. Durations come from the cluster cost model
+(:mod:`schedcc.training.costs`) in nanosecond ticks.
+
+Errors (all located): a missing or negative size, an unknown collective or
+group, a send nobody receives, a recv of something that was not sent, a value
+used on another rank without send/recv, a dependence cycle across ranks.
+
+Complexity: O(n + e) plus build_dag's near-linear cost.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.target import load_target
+    >>> prog = parse("a = matmul x {flops = 1e12}\\nr = allreduce a {bytes = 1MiB, group = dp}\\n")
+    >>> g = build_training_graph(prog, load_target("h100-8x"))
+    >>> [(d["name"], d["stream"]) for _, d in g.graph.nodes(data=True)]
+    [('a', 'compute'), ('r', 'comm:dp')]
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..dag import build_dag
+from ..errors import SchedccError
+from ..ir import Block, Instr, Program, Reg
+from ..target import Target, load_target
+from .costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_overrides, cluster_of, ticks
+
+OPTIMIZER_OPCODES = frozenset({"sgd", "adam", "adamw", "lamb", "optimizer", "update", "apply_grad"})
+SIZE_ATTRS = ("flops", "bytes", "time", "ranks", "stride", "act")
+_RANK_FUNC = re.compile(r"(?:rank|stage)_?(\d+)$")
+
+
+@dataclass
+class TrainingGraph:
+    """One training step: ``graph`` nodes are operators (ids in program order).
+
+    Node attributes: ``instr``, ``name``, ``opcode``, ``rank``, ``stream``,
+    ``kind`` (``compute`` or ``comm``), ``dur`` (ticks), ``flops``, ``bytes``,
+    ``group``, ``ranks`` (group size), ``layer`` (or None), ``act`` (activation
+    bytes kept until the last reader finishes), ``update`` (the parameter an
+    optimizer operator updates, or None). Edge attribute ``kind``: RAW, WAR,
+    WAW, MEM or P2P.
+    """
+
+    graph: nx.DiGraph
+    target: Target
+    cluster: Cluster
+    ranks: list[int]
+    live_in: dict[int, tuple[str, ...]] = field(default_factory=dict)  # node -> parameters read from outside
+    source: str = "<input>"
+
+    @property
+    def streams(self) -> list[tuple[int, str]]:
+        return sorted({(d["rank"], d["stream"]) for _, d in self.graph.nodes(data=True)})
+
+    def __len__(self) -> int:
+        return self.graph.number_of_nodes()
+
+
+def _number(instr: Instr, name: str) -> float | None:
+    value = instr.attr(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchedccError(f"attribute '{name}' of '{instr.opcode}' must be a number, got {value!r}",
+                           instr.loc, width=len(instr.opcode))
+    if value < 0:
+        raise SchedccError(f"negative size: {name} = {value:g} on '{instr.opcode}'", instr.loc,
+                           notes=["sizes, FLOPs and times must be zero or more"], width=len(instr.opcode))
+    return float(value)
+
+
+def _rank_of(instr: Instr, default: int) -> int:
+    for key in ("rank", "stage"):
+        value = instr.attr(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise SchedccError(f"'{key}' must be a non-negative integer, got {value!r}", instr.loc,
+                                   width=len(instr.opcode))
+            return value
+    return default
+
+
+def _check_opcode(instr: Instr, groups: dict[str, int]) -> None:
+    op = instr.opcode
+    group = instr.attr("group")
+    if op not in COLLECTIVES:
+        close = difflib.get_close_matches(op, COLLECTIVES, n=2, cutoff=0.8)
+        if group is not None or close:
+            notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
+            notes.append("collectives: " + ", ".join(COLLECTIVES))
+            raise SchedccError(f"unknown collective '{op}'", instr.loc, notes=notes, width=len(op))
+        return
+    if group is None:
+        raise SchedccError(f"'{op}' needs a group: {{group = dp}} (dp, tp, pp, ep, cp or a named group)",
+                           instr.loc, width=len(op))
+    if op != "recv" and instr.attr("bytes") is None and instr.attr("time") is None:
+        raise SchedccError(f"missing size: '{op}' needs bytes = ... (e.g. {{bytes = 64MiB, group = {group}}})",
+                           instr.loc, width=len(op))
+    if group not in GROUP_NAMES and group not in groups and instr.attr("ranks") is None:
+        known = list(GROUP_NAMES) + sorted(groups)
+        close = difflib.get_close_matches(str(group), known, n=2)
+        notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
+        notes.append("a named group needs its size: {group = experts, ranks = 4}, or --group NAME=SIZE")
+        raise SchedccError(f"unknown group '{group}'", instr.loc, notes=notes, width=len(op))
+
+
+def _duration(cluster: Cluster, instr: Instr, groups: dict[str, int]) -> tuple[int, int]:
+    """(ticks, group size) of one operator."""
+    if instr.attr("time") is not None:
+        return ticks(_number(instr, "time") * 1e-6), 1
+    if instr.opcode in COLLECTIVES:
+        group = str(instr.attr("group"))
+        ranks = int(_number(instr, "ranks") or groups.get(group) or cluster.world)
+        stride = int(_number(instr, "stride") or 1)
+        if instr.opcode == "recv":
+            return 0, ranks
+        return ticks(cluster.collective_time(instr.opcode, _number(instr, "bytes") or 0.0, ranks, stride)), ranks
+    flops, size = _number(instr, "flops"), _number(instr, "bytes")
+    if flops is None and size is None:
+        raise SchedccError(f"missing size: '{instr.opcode}' needs flops = ..., bytes = ... or time = ...",
+                           instr.loc, notes=["e.g. {flops = 4.4e12} for a matmul, {bytes = 64MiB} for an "
+                                             "element-wise operator"], width=len(instr.opcode))
+    return ticks(cluster.compute_time(flops or 0.0, size or 0.0)), 1
+
+
+def build_training_graph(program: Program, target: Target | str, groups: dict[str, int] | None = None,
+                         overrides: dict[str, str] | None = None) -> TrainingGraph:
+    """The operator graph of *program* on cluster *target* (see the module docstring).
+
+    *groups* gives group sizes (``{"dp": 8}``); a collective's ``ranks``
+    attribute wins; the default is every device of the cluster.
+    """
+    tgt = apply_overrides(load_target(target), overrides)
+    cluster = cluster_of(tgt)
+    groups = dict(groups or {})
+    for name, size in groups.items():
+        if size < 1:
+            raise SchedccError(f"group '{name}' must have at least one rank, got {size}")
+    per_rank: dict[int, list[int]] = {}
+    instrs: list[Instr] = []
+    g = nx.DiGraph()
+    for func in program.functions:
+        m = _RANK_FUNC.search(func.name)
+        default_rank = int(m.group(1)) if m else 0
+        for block in func.blocks:
+            for instr in block.instrs:
+                if instr.is_terminator or instr.opcode == "nop":
+                    continue
+                for name in SIZE_ATTRS:
+                    _number(instr, name)
+                _check_opcode(instr, groups)
+                node = len(instrs)
+                instrs.append(instr)
+                rank = _rank_of(instr, default_rank)
+                per_rank.setdefault(rank, []).append(node)
+                dur, size = _duration(cluster, instr, groups)
+                group = instr.attr("group")
+                comm = instr.opcode in COLLECTIVES
+                layer = instr.attr("layer")
+                update = None
+                if instr.opcode in OPTIMIZER_OPCODES or instr.attr("updates") is not None:
+                    update = instr.attr("updates")
+                    if update is None:
+                        update = next((op.name for op in instr.operands if isinstance(op, Reg)), None)
+                g.add_node(node, instr=instr, name=instr.dest.name if instr.dest else f"{instr.opcode}#{node}",
+                           opcode=instr.opcode, rank=rank, stream=f"comm:{group}" if comm else "compute",
+                           kind="comm" if comm else "compute", dur=dur, flops=_number(instr, "flops") or 0.0,
+                           bytes=_number(instr, "bytes") or 0.0, group=group, ranks=size,
+                           layer=float(layer) if isinstance(layer, (int, float)) and not isinstance(layer, bool) else None,
+                           act=_number(instr, "act") or 0.0, update=update)
+    if not instrs:
+        raise SchedccError(f"{program.source}: no operators to schedule")
+    live_in: dict[int, tuple[str, ...]] = {}
+    defined_on: dict[str, int] = {}
+    for node, instr in enumerate(instrs):
+        for reg in instr.defs():
+            defined_on.setdefault(reg, g.nodes[node]["rank"])
+    sends = {instrs[n].dest.name: n for n in g if instrs[n].opcode == "send" and instrs[n].dest is not None}
+    for rank, nodes in per_rank.items():
+        block = Block(f"rank{rank}", tuple(instrs[n] for n in nodes))
+        dag = build_dag(block, tgt)
+        for u, v, d in dag.edges(data=True):
+            g.add_edge(nodes[u], nodes[v], kind=d["kind"])
+        seen: set[str] = set()
+        for n in nodes:
+            instr = instrs[n]
+            outside = tuple(r for r in instr.uses() if r not in seen)
+            live_in[n] = outside
+            for reg in outside:
+                src_rank = defined_on.get(reg)
+                if instr.opcode == "recv" or src_rank is None or src_rank == rank:
+                    continue
+                raise SchedccError(f"rank {rank} reads '{reg}', which rank {src_rank} computes",
+                                   instr.loc, notes=["move a value between ranks with send and recv: "
+                                                     "s = send x {bytes = ..., group = pp} on the sender, "
+                                                     "y = recv s {group = pp} on the receiver"],
+                                   width=len(instr.opcode))
+            seen.update(instr.defs())
+    received: set[str] = set()
+    for n, instr in enumerate(instrs):
+        if instr.opcode != "recv":
+            continue
+        regs = instr.uses()
+        if len(regs) != 1 or regs[0] not in sends:
+            what = f"'{regs[0]}'" if regs else "nothing"
+            raise SchedccError(f"recv of {what}, which no send produces", instr.loc,
+                               notes=["a recv names the result of its send: s = send x {...}; y = recv s {...}"],
+                               width=len(instr.opcode))
+        send = sends[regs[0]]
+        if regs[0] in received:
+            raise SchedccError(f"'{regs[0]}' is received twice", instr.loc, width=len(instr.opcode))
+        received.add(regs[0])
+        g.add_edge(send, n, kind="P2P")
+        g.nodes[n]["dur"] = 0
+        g.nodes[n]["send"] = send
+    for name, n in sends.items():
+        if name not in received:
+            instr = instrs[n]
+            raise SchedccError(f"send without its recv: nobody receives '{name}'", instr.loc,
+                               notes=[f"add '... = recv {name} {{group = {instr.attr('group')}, rank = R}}' "
+                                      "on the receiving rank"], width=len(instr.opcode))
+    check_acyclic(g, "dependence cycle across ranks")
+    return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source)
+
+
+def describe(g: nx.DiGraph, node) -> str:
+    d = g.nodes[node]
+    instr = d.get("instr")
+    text = str(instr) if instr is not None else d.get("name", str(node))
+    loc = f" ({instr.loc})" if instr is not None and instr.loc is not None else ""
+    return f"rank {d.get('rank', 0)}: '{text}'{loc}"
+
+
+def check_acyclic(g: nx.DiGraph, what: str) -> None:
+    """Raise a located error naming the operators on a cycle of *g*, if there is one."""
+    if nx.is_directed_acyclic_graph(g):
+        return
+    cycle = [u for u, _ in nx.find_cycle(g)]
+    first = g.nodes[cycle[0]].get("instr")
+    notes = [f"{describe(g, v)} waits for {describe(g, u)}" for u, v in zip(cycle, cycle[1:] + cycle[:1])]
+    raise SchedccError(f"{what}: " + " -> ".join(g.nodes[u].get("name", str(u)) for u in cycle),
+                       first.loc if first is not None else None, notes=notes,
+                       width=len(first.opcode) if first is not None else 1)
