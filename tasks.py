@@ -3,6 +3,7 @@
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
     python3 tasks.py test    # set up the same, then run the whole test suite
+    python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
 """
@@ -83,15 +84,35 @@ def demo() -> int:
     return 0
 
 
+def ensure_browser() -> None:
+    """CI renders the HTML report in a real headless browser; elsewhere the test skips with a reason."""
+    if not os.environ.get("CI") or shutil.which("chromium"):
+        return
+    say("CI: installing chromium for the HTML report's browser test")
+    if not apt_install("chromium", "fonts-dejavu-core", "fonts-wqy-microhei"):
+        say("could not install chromium; the browser test will be skipped")
+
+
 def test() -> int:
     ensure_venv()
     ensure_dot()
+    ensure_browser()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 
 
+def bench() -> int:
+    """Run every benchmark script in bench/ (their numbers go to docs/performance.md)."""
+    ensure_venv()
+    status = 0
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        say(f"== {script.name}")
+        status |= subprocess.run([str(PY), str(script)], cwd=ROOT).returncode
+    return status
+
+
 def main() -> int:
-    tasks = {"demo": demo, "test": test}
+    tasks = {"demo": demo, "test": test, "bench": bench}
     if len(sys.argv) < 2 or sys.argv[1] not in tasks:
         print(__doc__)
         return 2

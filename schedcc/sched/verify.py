@@ -69,10 +69,10 @@ def _conflict(a: _Ref, b: _Ref) -> bool:
         return False
     if "*" in (a.array, b.array):
         return True
-    if a.array is None or b.array is None:
-        return True
+    if (a.array is None) != (b.array is None):
+        return True  # a pointer may point into any array
     if a.array != b.array:
-        return False
+        return False  # two different arrays (two pointer references share array None)
     return not (a.address[0] == b.address[0] and a.address[1] != b.address[1])
 
 
