@@ -168,7 +168,7 @@ def _layer_keys(tg: TrainingGraph, g: nx.DiGraph) -> dict[Hashable, float]:
     return keys
 
 
-def priority(tg: TrainingGraph, partition_mb: float = 4.0, credit_mb: float | None = None, **_) -> Plan:
+def priority(tg: TrainingGraph, partition_mb: float = 16.0, credit_mb: float | None = None, **_) -> Plan:
     """ByteScheduler: chunked data-parallel tensors, queued by layer, preemptible per chunk."""
     if partition_mb <= 0:
         raise SchedccError(f"--partition-mb must be positive, got {partition_mb:g}")

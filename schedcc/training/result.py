@@ -152,9 +152,15 @@ class StepResult:
 
 
 def window_of(run: Run) -> tuple[int, int]:
-    """The steady-state step: [end of iteration I-3, end of iteration I-2] for I >= 3."""
+    """The steady-state step: [end of iteration I-3, end of iteration I-2] for I >= 3
+    (I = 2: the second iteration; I = 1: from 0 to the end)."""
+    # An iteration ends when its last parameter update ends (operators nothing
+    # waits for, like an embedding's backward, may drift later under reordering).
     ends: dict[int, int] = {}
+    updates = any(d.get("update") is not None for _, d in run.graph.nodes(data=True))
     for n, e in run.end.items():
+        if updates and run.graph.nodes[n].get("update") is None:
+            continue
         k = n[0]
         if e > ends.get(k, -1):
             ends[k] = e
