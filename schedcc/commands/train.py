@@ -84,7 +84,11 @@ def load_graph(args: argparse.Namespace):
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
     if args.iterations < 1:
         raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
-    return build_training_graph(program, target, parse_groups(args.group_sizes)), name
+    from ..training.graph import refine_location
+    try:
+        return build_training_graph(program, target, parse_groups(args.group_sizes)), name
+    except SchedccError as err:
+        raise refine_location(err, text) from None
 
 
 def write_pictures(args: argparse.Namespace, result, title: str) -> list[str]:

@@ -20,7 +20,7 @@ Example::
     >>> round(c.compute_time(flops=1e12) * 1e3, 3)  # milliseconds
     2.0
     >>> round(c.collective_time("allreduce", 2**30, ranks=8) * 1e3, 2)
-    4.73
+    4.77
 """
 
 from __future__ import annotations

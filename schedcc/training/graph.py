@@ -71,16 +71,40 @@ class TrainingGraph:
         return self.graph.number_of_nodes()
 
 
+def _error(message: str, instr: Instr, focus: str | None = None, notes: list[str] | None = None) -> SchedccError:
+    """A located error; *focus* is the text the caret should point at (see :func:`refine_location`)."""
+    err = SchedccError(message, instr.loc, notes=notes or [], width=len(focus or instr.opcode))
+    err.focus = focus or instr.opcode
+    return err
+
+
+def refine_location(err: SchedccError, text: str) -> SchedccError:
+    """Move the caret of *err* onto its focus (an attribute or the opcode) in the source *text*."""
+    focus = getattr(err, "focus", None)
+    if err.loc is None or not focus:
+        return err
+    lines = text.splitlines()
+    if not 1 <= err.loc.line <= len(lines):
+        return err
+    line = lines[err.loc.line - 1]
+    m = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(focus) + r"(?![A-Za-z0-9_])").search(line, err.loc.col - 1)
+    if m:
+        from dataclasses import replace as _replace
+        err.loc = _replace(err.loc, col=m.start() + 1)
+        err.width = len(focus)
+        err.source_line = line
+    return err
+
+
 def _number(instr: Instr, name: str) -> float | None:
     value = instr.attr(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SchedccError(f"attribute '{name}' of '{instr.opcode}' must be a number, got {value!r}",
-                           instr.loc, width=len(instr.opcode))
+        raise _error(f"attribute '{name}' of '{instr.opcode}' must be a number, got {value!r}", instr, name)
     if value < 0:
-        raise SchedccError(f"negative size: {name} = {value:g} on '{instr.opcode}'", instr.loc,
-                           notes=["sizes, FLOPs and times must be zero or more"], width=len(instr.opcode))
+        raise _error(f"negative size: {name} = {value:g} on '{instr.opcode}'", instr, name,
+                     ["sizes, FLOPs and times must be zero or more"])
     return float(value)
 
 
@@ -89,8 +113,7 @@ def _rank_of(instr: Instr, default: int) -> int:
         value = instr.attr(key)
         if value is not None:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise SchedccError(f"'{key}' must be a non-negative integer, got {value!r}", instr.loc,
-                                   width=len(instr.opcode))
+                raise _error(f"'{key}' must be a non-negative integer, got {value!r}", instr, key)
             return value
     return default
 
@@ -103,20 +126,18 @@ def _check_opcode(instr: Instr, groups: dict[str, int]) -> None:
         if group is not None or close:
             notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
             notes.append("collectives: " + ", ".join(COLLECTIVES))
-            raise SchedccError(f"unknown collective '{op}'", instr.loc, notes=notes, width=len(op))
+            raise _error(f"unknown collective '{op}'", instr, op, notes)
         return
     if group is None:
-        raise SchedccError(f"'{op}' needs a group: {{group = dp}} (dp, tp, pp, ep, cp or a named group)",
-                           instr.loc, width=len(op))
+        raise _error(f"'{op}' needs a group: {{group = dp}} (dp, tp, pp, ep, cp or a named group)", instr, op)
     if op != "recv" and instr.attr("bytes") is None and instr.attr("time") is None:
-        raise SchedccError(f"missing size: '{op}' needs bytes = ... (e.g. {{bytes = 64MiB, group = {group}}})",
-                           instr.loc, width=len(op))
+        raise _error(f"missing size: '{op}' needs bytes = ... (e.g. {{bytes = 64MiB, group = {group}}})", instr, op)
     if group not in GROUP_NAMES and group not in groups and instr.attr("ranks") is None:
         known = list(GROUP_NAMES) + sorted(groups)
         close = difflib.get_close_matches(str(group), known, n=2)
         notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
         notes.append("a named group needs its size: {group = experts, ranks = 4}, or --group NAME=SIZE")
-        raise SchedccError(f"unknown group '{group}'", instr.loc, notes=notes, width=len(op))
+        raise _error(f"unknown group '{group}'", instr, str(group), notes)
 
 
 def _duration(cluster: Cluster, instr: Instr, groups: dict[str, int]) -> tuple[int, int]:
@@ -132,9 +153,8 @@ def _duration(cluster: Cluster, instr: Instr, groups: dict[str, int]) -> tuple[i
         return ticks(cluster.collective_time(instr.opcode, _number(instr, "bytes") or 0.0, ranks, stride)), ranks
     flops, size = _number(instr, "flops"), _number(instr, "bytes")
     if flops is None and size is None:
-        raise SchedccError(f"missing size: '{instr.opcode}' needs flops = ..., bytes = ... or time = ...",
-                           instr.loc, notes=["e.g. {flops = 4.4e12} for a matmul, {bytes = 64MiB} for an "
-                                             "element-wise operator"], width=len(instr.opcode))
+        raise _error(f"missing size: '{instr.opcode}' needs flops = ..., bytes = ... or time = ...", instr, None,
+                     ["e.g. {flops = 4.4e12} for a matmul, {bytes = 64MiB} for an element-wise operator"])
     return ticks(cluster.compute_time(flops or 0.0, size or 0.0)), 1
 
 
@@ -205,11 +225,9 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
                 src_rank = defined_on.get(reg)
                 if instr.opcode == "recv" or src_rank is None or src_rank == rank:
                     continue
-                raise SchedccError(f"rank {rank} reads '{reg}', which rank {src_rank} computes",
-                                   instr.loc, notes=["move a value between ranks with send and recv: "
-                                                     "s = send x {bytes = ..., group = pp} on the sender, "
-                                                     "y = recv s {group = pp} on the receiver"],
-                                   width=len(instr.opcode))
+                raise _error(f"rank {rank} reads '{reg}', which rank {src_rank} computes", instr, reg,
+                             ["move a value between ranks with send and recv: s = send x {bytes = ..., "
+                              "group = pp} on the sender, y = recv s {group = pp} on the receiver"])
             seen.update(instr.defs())
     received: set[str] = set()
     for n, instr in enumerate(instrs):
@@ -218,12 +236,11 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
         regs = instr.uses()
         if len(regs) != 1 or regs[0] not in sends:
             what = f"'{regs[0]}'" if regs else "nothing"
-            raise SchedccError(f"recv of {what}, which no send produces", instr.loc,
-                               notes=["a recv names the result of its send: s = send x {...}; y = recv s {...}"],
-                               width=len(instr.opcode))
+            raise _error(f"recv of {what}, which no send produces", instr, regs[0] if regs else None,
+                         ["a recv names the result of its send: s = send x {...}; y = recv s {...}"])
         send = sends[regs[0]]
         if regs[0] in received:
-            raise SchedccError(f"'{regs[0]}' is received twice", instr.loc, width=len(instr.opcode))
+            raise _error(f"'{regs[0]}' is received twice", instr, regs[0])
         received.add(regs[0])
         g.add_edge(send, n, kind="P2P")
         g.nodes[n]["dur"] = 0
@@ -231,9 +248,8 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
     for name, n in sends.items():
         if name not in received:
             instr = instrs[n]
-            raise SchedccError(f"send without its recv: nobody receives '{name}'", instr.loc,
-                               notes=[f"add '... = recv {name} {{group = {instr.attr('group')}, rank = R}}' "
-                                      "on the receiving rank"], width=len(instr.opcode))
+            raise _error(f"send without its recv: nobody receives '{name}'", instr, "send",
+                         [f"add '... = recv {name} {{group = {instr.attr('group')}, rank = R}}' on the receiving rank"])
     check_acyclic(g, "dependence cycle across ranks")
     return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source)
 
@@ -252,7 +268,14 @@ def check_acyclic(g: nx.DiGraph, what: str) -> None:
         return
     cycle = [u for u, _ in nx.find_cycle(g)]
     first = g.nodes[cycle[0]].get("instr")
-    notes = [f"{describe(g, v)} waits for {describe(g, u)}" for u, v in zip(cycle, cycle[1:] + cycle[:1])]
+    notes = []
+    for u, v in zip(cycle, cycle[1:] + cycle[:1]):
+        if g.edges[u, v].get("kind") == "ORDER":
+            d = g.nodes[v]
+            notes.append(f"{describe(g, v)} runs after {describe(g, u)} on stream rank{d.get('rank', 0)}:"
+                         f"{d.get('stream', '?')} (program order)")
+        else:
+            notes.append(f"{describe(g, v)} waits for {describe(g, u)}")
     raise SchedccError(f"{what}: " + " -> ".join(g.nodes[u].get("name", str(u)) for u in cycle),
                        first.loc if first is not None else None, notes=notes,
                        width=len(first.opcode) if first is not None else 1)

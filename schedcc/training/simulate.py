@@ -45,6 +45,7 @@ class Run:
     end: dict[Hashable, int]
     unit: dict[Hashable, str]
     iterations: int
+    issue: dict[Hashable, int] | None = None  # the scheduler's issue ticks (a recv is shown over its transfer)
 
 
 def unit_name(rank: int, stream: str, lane: int = 0, lanes: int = 1) -> str:
@@ -104,7 +105,12 @@ def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
     target = replace(tg.target, issue_width=len(units), units=tuple(units), groups={},
                      name=tg.target.name, path=tg.target.path + "#training")
     if plan.priority is None:
-        prio_fn = critical_path
+        # latency-weighted height, earlier iterations first (an operator nothing waits
+        # for must still finish in its own step, not drift to the end of the run)
+        height = critical_path(g)
+        scale = max(height.values(), default=0) + 1
+        prio = {n: h - n[0] * scale for n, h in height.items()}
+        prio_fn = lambda _dag, p=prio: p  # noqa: E731
     else:
         base = plan.priority
         k_scale = max((abs(v) for v in base.values()), default=0.0) * 2 + 1
@@ -118,4 +124,4 @@ def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
         if d["opcode"] == "recv" and "send" in d:
             send = (n[0], d["send"])
             start[n], end[n] = start[send], end[send]
-    return Run(g, start, end, dict(sched.unit), iterations)
+    return Run(g, start, end, dict(sched.unit), iterations, dict(sched.cycle))
