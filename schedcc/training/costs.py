@@ -25,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import MISSING, dataclass, fields, replace
@@ -276,13 +277,9 @@ def instr_seconds(cluster: Cluster, instr: Instr, world: int | None = None) -> f
     return cluster.compute_time(_num(instr, "flops"), _num(instr, "bytes"))
 
 
+@functools.lru_cache(maxsize=256)
 def _cluster_from_params(op_class: OpClass) -> Cluster:
-    params = dict(op_class.params)
-    key = tuple(sorted((k, str(v)) for k, v in params.items()))
-    c = _CACHE.get(key)
-    if c is None:
-        c = _CACHE[key] = cluster_from_table(params, op_class.name)
-    return c
+    return cluster_from_table(dict(op_class.params), op_class.name)
 
 
 @register_cost_function("cluster")

@@ -28,15 +28,16 @@ Example::
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
 from ..dag import build_dag
 from ..errors import SchedccError
 from ..ir import Block, Instr, Program, Reg
-from ..target import Target, load_target
+from ..target import OpClass, Target, load_target
 from .costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_overrides, cluster_of, ticks
 
 OPTIMIZER_OPCODES = frozenset({"sgd", "adam", "adamw", "lamb", "optimizer", "update", "apply_grad"})
@@ -108,6 +109,26 @@ def _number(instr: Instr, name: str) -> float | None:
     return float(value)
 
 
+def _numbers(instr: Instr) -> dict[str, float]:
+    """The size attributes of *instr* (flops, bytes, time, ranks, stride, act), checked."""
+    out = {}
+    for key, attr in instr.attrs:
+        if key in SIZE_ATTRS:
+            value = attr.value
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise _error(f"attribute '{key}' of '{instr.opcode}' must be a number, got {value!r}", instr, key)
+            if value < 0:
+                raise _error(f"negative size: {key} = {value:g} on '{instr.opcode}'", instr, key,
+                             ["sizes, FLOPs and times must be zero or more"])
+            out[key] = float(value)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _near_collectives(opcode: str) -> tuple[str, ...]:
+    return tuple(difflib.get_close_matches(opcode, COLLECTIVES, n=2, cutoff=0.8))
+
+
 def _rank_of(instr: Instr, default: int) -> int:
     for key in ("rank", "stage"):
         value = instr.attr(key)
@@ -122,7 +143,7 @@ def _check_opcode(instr: Instr, groups: dict[str, int]) -> None:
     op = instr.opcode
     group = instr.attr("group")
     if op not in COLLECTIVES:
-        close = difflib.get_close_matches(op, COLLECTIVES, n=2, cutoff=0.8)
+        close = _near_collectives(op)
         if group is not None or close:
             notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
             notes.append("collectives: " + ", ".join(COLLECTIVES))
@@ -140,22 +161,25 @@ def _check_opcode(instr: Instr, groups: dict[str, int]) -> None:
         raise _error(f"unknown group '{group}'", instr, str(group), notes)
 
 
-def _duration(cluster: Cluster, instr: Instr, groups: dict[str, int]) -> tuple[int, int]:
-    """(ticks, group size) of one operator."""
-    if instr.attr("time") is not None:
-        return ticks(_number(instr, "time") * 1e-6), 1
+def _duration(cluster: Cluster, instr: Instr, nums: dict[str, float], groups: dict[str, int]) -> tuple[int, int]:
+    """(ticks, group size) of one operator; *nums* are its checked size attributes."""
+    if "time" in nums:
+        return ticks(nums["time"] * 1e-6), 1
     if instr.opcode in COLLECTIVES:
         group = str(instr.attr("group"))
-        ranks = int(_number(instr, "ranks") or groups.get(group) or cluster.world)
-        stride = int(_number(instr, "stride") or 1)
+        ranks = int(nums.get("ranks") or groups.get(group) or cluster.world)
+        stride = int(nums.get("stride") or 1)
+        if (ranks - 1) * stride >= cluster.world or (instr.opcode in ("send", "recv") and stride >= cluster.world):
+            raise _error(f"group '{group}' spans {ranks} ranks {stride} apart, more than the "
+                         f"{cluster.world} devices of '{cluster.name}'", instr, instr.opcode,
+                         ["choose a larger cluster model (e.g. h100-128x) or fewer ranks"])
         if instr.opcode == "recv":
             return 0, ranks
-        return ticks(cluster.collective_time(instr.opcode, _number(instr, "bytes") or 0.0, ranks, stride)), ranks
-    flops, size = _number(instr, "flops"), _number(instr, "bytes")
-    if flops is None and size is None:
+        return ticks(cluster.collective_time(instr.opcode, nums.get("bytes", 0.0), ranks, stride)), ranks
+    if "flops" not in nums and "bytes" not in nums:
         raise _error(f"missing size: '{instr.opcode}' needs flops = ..., bytes = ... or time = ...", instr, None,
                      ["e.g. {flops = 4.4e12} for a matmul, {bytes = 64MiB} for an element-wise operator"])
-    return ticks(cluster.compute_time(flops or 0.0, size or 0.0)), 1
+    return ticks(cluster.compute_time(nums.get("flops", 0.0), nums.get("bytes", 0.0))), 1
 
 
 def build_training_graph(program: Program, target: Target | str, groups: dict[str, int] | None = None,
@@ -181,14 +205,13 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
             for instr in block.instrs:
                 if instr.is_terminator or instr.opcode == "nop":
                     continue
-                for name in SIZE_ATTRS:
-                    _number(instr, name)
+                nums = _numbers(instr)
                 _check_opcode(instr, groups)
                 node = len(instrs)
                 instrs.append(instr)
                 rank = _rank_of(instr, default_rank)
                 per_rank.setdefault(rank, []).append(node)
-                dur, size = _duration(cluster, instr, groups)
+                dur, size = _duration(cluster, instr, nums, groups)
                 group = instr.attr("group")
                 comm = instr.opcode in COLLECTIVES
                 layer = instr.attr("layer")
@@ -199,10 +222,10 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
                         update = next((op.name for op in instr.operands if isinstance(op, Reg)), None)
                 g.add_node(node, instr=instr, name=instr.dest.name if instr.dest else f"{instr.opcode}#{node}",
                            opcode=instr.opcode, rank=rank, stream=f"comm:{group}" if comm else "compute",
-                           kind="comm" if comm else "compute", dur=dur, flops=_number(instr, "flops") or 0.0,
-                           bytes=_number(instr, "bytes") or 0.0, group=group, ranks=size,
+                           kind="comm" if comm else "compute", dur=dur, flops=nums.get("flops", 0.0),
+                           bytes=nums.get("bytes", 0.0), group=group, ranks=size,
                            layer=float(layer) if isinstance(layer, (int, float)) and not isinstance(layer, bool) else None,
-                           act=_number(instr, "act") or 0.0, update=update)
+                           act=nums.get("act", 0.0), update=update, order=float(node))
     if not instrs:
         raise SchedccError(f"{program.source}: no operators to schedule")
     live_in: dict[int, tuple[str, ...]] = {}
@@ -213,7 +236,7 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
     sends = {instrs[n].dest.name: n for n in g if instrs[n].opcode == "send" and instrs[n].dest is not None}
     for rank, nodes in per_rank.items():
         block = Block(f"rank{rank}", tuple(instrs[n] for n in nodes))
-        dag = build_dag(block, tgt)
+        dag = build_dag(block, _dependences_only(tgt))
         for u, v, d in dag.edges(data=True):
             g.add_edge(nodes[u], nodes[v], kind=d["kind"])
         seen: set[str] = set()
@@ -254,6 +277,36 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
     return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source)
 
 
+_DEPS_ONLY: dict[tuple[str, str], Target] = {}
+
+
+def _dependences_only(target: Target) -> Target:
+    """*target* with one zero-cost class: build_dag then finds the dependences without
+    computing durations (this module computes them, with the group sizes)."""
+    key = (target.name, target.path)
+    light = _DEPS_ONLY.get(key)
+    if light is None:
+        light = _DEPS_ONLY[key] = replace(target, classes=(OpClass("any", ("*",), ("compute",), 0),),
+                                          path=target.path + "#dependences")
+    return light
+
+
+def _is_acyclic(g: nx.DiGraph) -> bool:
+    """Kahn's algorithm, O(n + e)."""
+    indeg = dict(g.in_degree())
+    todo = [n for n, k in indeg.items() if k == 0]
+    seen = 0
+    succ = g.succ
+    while todo:
+        n = todo.pop()
+        seen += 1
+        for s in succ[n]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                todo.append(s)
+    return seen == len(indeg)
+
+
 def describe(g: nx.DiGraph, node) -> str:
     d = g.nodes[node]
     instr = d.get("instr")
@@ -264,7 +317,7 @@ def describe(g: nx.DiGraph, node) -> str:
 
 def check_acyclic(g: nx.DiGraph, what: str) -> None:
     """Raise a located error naming the operators on a cycle of *g*, if there is one."""
-    if nx.is_directed_acyclic_graph(g):
+    if _is_acyclic(g):
         return
     cycle = [u for u, _ in nx.find_cycle(g)]
     first = g.nodes[cycle[0]].get("instr")

@@ -68,10 +68,8 @@ class Plan:
 
 
 def _copy(tg: TrainingGraph) -> nx.DiGraph:
-    g = tg.graph.copy()
-    for n, d in g.nodes(data=True):
-        d.setdefault("order", float(n))
-    return g
+    """A graph the policy may change (nodes carry ``order``, their program position)."""
+    return tg.graph.copy()
 
 
 def _dp_comm(d: dict) -> bool:
@@ -84,13 +82,13 @@ def _source_priority(g: nx.DiGraph) -> dict[Hashable, float]:
 
 def fifo(tg: TrainingGraph, **_) -> Plan:
     """Program order on every stream (an eager framework)."""
-    g = _copy(tg)
+    g = tg.graph  # unchanged: no copy
     return Plan("fifo", g, lambda r, s: True, _source_priority(g), {})
 
 
 def critical_path(tg: TrainingGraph, **_) -> Plan:
     """The whole graph to the list scheduler with its critical-path priority."""
-    return Plan("critical-path", _copy(tg), lambda r, s: False, None, {}, float_updates=True)
+    return Plan("critical-path", tg.graph, lambda r, s: False, None, {}, float_updates=True)
 
 
 def _merge(g: nx.DiGraph, members: list, name: str, attrs: dict) -> Hashable:

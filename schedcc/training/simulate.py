@@ -53,54 +53,102 @@ def unit_name(rank: int, stream: str, lane: int = 0, lanes: int = 1) -> str:
 
 
 def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
-    """*iterations* copies of the plan's graph with chain and cross-iteration edges."""
+    """*iterations* copies of the plan's graph with chain and cross-iteration edges.
+
+    Raises a located error when the graph of one iteration, chains included,
+    has a cycle (a deadlock); edges between iterations only go forward, so
+    no other cycle can exist."""
     base = plan.graph
-    ordered_nodes = sorted(base.nodes, key=lambda n: base.nodes[n]["order"])
+    bnodes = base.nodes
+    ordered_nodes = sorted(base.nodes, key=lambda n: bnodes[n]["order"])
     # the parameter each update writes -> the nodes of the next iteration that read it
     readers: dict[tuple[int, str], list] = {}
     for n in ordered_nodes:
-        d = base.nodes[n]
+        d = bnodes[n]
         for reg in tg.live_in.get(n, ()) if not isinstance(n, tuple) else ():
             readers.setdefault((d["rank"], reg), []).append(n)
-    g = nx.DiGraph()
-    for k in range(iterations):
-        for n in ordered_nodes:
-            d = base.nodes[n]
-            lanes = plan.channels.get((d["rank"], d["stream"]), 1)
-            g.add_node((k, n), **d, iteration=k,
-                       units=tuple(unit_name(d["rank"], d["stream"], i, lanes) for i in range(lanes)),
-                       latency=d["dur"], occupancy=d["dur"], also=())
-        for u, v, e in base.edges(data=True):
-            lat = base.nodes[u]["dur"] if e["kind"] in DATA_EDGES else 0
-            g.add_edge((k, u), (k, v), kind=e["kind"], latency=lat, reason=e["kind"])
-    # program order on the streams that keep it, across iterations too
+    units_of = {}
+    for n in ordered_nodes:
+        d = bnodes[n]
+        key = (d["rank"], d["stream"])
+        if key not in units_of:
+            lanes = plan.channels.get(key, 1)
+            units_of[key] = tuple(unit_name(d["rank"], d["stream"], i, lanes) for i in range(lanes))
+    # edges of one iteration: (u, v, kind, latency), chains included
+    local = [(u, v, e["kind"], bnodes[u]["dur"] if e["kind"] in DATA_EDGES else 0)
+             for u, v, e in base.edges(data=True)]
+    chained = []
+    for n in ordered_nodes:
+        d = bnodes[n]
+        if plan.float_updates and d.get("update") is not None:
+            continue
+        if plan.ordered(d["rank"], d["stream"]):
+            chained.append(n)
     last: dict[tuple[int, str], Hashable] = {}
+    firsts: dict[tuple[int, str], Hashable] = {}
+    for n in chained:
+        key = (bnodes[n]["rank"], bnodes[n]["stream"])
+        prev = last.get(key)
+        if prev is None:
+            firsts[key] = n
+        elif not base.has_edge(prev, n):
+            local.append((prev, n, "ORDER", 0))
+        last[key] = n
+    _check_one_iteration(base, local)
+    nodes = []
+    edges = []
     for k in range(iterations):
         for n in ordered_nodes:
-            d = base.nodes[n]
-            if plan.float_updates and d.get("update") is not None:
-                continue
-            key = (d["rank"], d["stream"])
-            if not plan.ordered(*key):
-                continue
-            prev = last.get(key)
-            if prev is not None and not g.has_edge(prev, (k, n)):
-                g.add_edge(prev, (k, n), kind="ORDER", latency=0, reason="stream order")
-            last[key] = (k, n)
-    for k in range(iterations - 1):
-        for n, d in base.nodes(data=True):
-            param = d.get("update")
-            if param is None:
-                continue
-            for r in readers.get((d["rank"], param), ()):
-                g.add_edge((k, n), (k + 1, r), kind="RAW", latency=d["dur"], reason=f"updated {param}")
+            d = bnodes[n]
+            attrs = dict(d)
+            attrs.update(iteration=k, units=units_of[(d["rank"], d["stream"])], latency=d["dur"],
+                         occupancy=d["dur"], also=())
+            nodes.append(((k, n), attrs))
+        edges.extend(((k, u), (k, v), {"kind": kind, "latency": lat, "reason": kind}) for u, v, kind, lat in local)
+        if k:
+            # program order continues into the next iteration
+            for key, first in firsts.items():
+                edges.append(((k - 1, last[key]), (k, first), {"kind": "ORDER", "latency": 0, "reason": "ORDER"}))
+            for n, d in base.nodes(data=True):
+                param = d.get("update")
+                if param is None:
+                    continue
+                for r in readers.get((d["rank"], param), ()):
+                    edges.append(((k - 1, n), (k, r), {"kind": "RAW", "latency": d["dur"],
+                                                       "reason": f"updated {param}"}))
+    g = nx.DiGraph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)
     return g
+
+
+def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
+    """Kahn's algorithm over *edges*; on a cycle, report it with the operators on it."""
+    indeg = {n: 0 for n in base}
+    succ: dict = {n: [] for n in base}
+    for u, v, _, _ in edges:
+        succ[u].append(v)
+        indeg[v] += 1
+    todo = [n for n, k in indeg.items() if k == 0]
+    seen = 0
+    while todo:
+        n = todo.pop()
+        seen += 1
+        for s in succ[n]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                todo.append(s)
+    if seen == len(indeg):
+        return
+    g = nx.DiGraph()
+    g.add_nodes_from(base.nodes(data=True))
+    g.add_edges_from((u, v, {"kind": kind}) for u, v, kind, _ in edges)
+    check_acyclic(g, "the schedule would deadlock (a cycle of dependences and stream order)")
 
 
 def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
     """List-schedule *iterations* unrolled copies of *plan*; raise a located error on deadlock."""
     g = unroll(tg, plan, iterations)
-    check_acyclic(g, "the schedule would deadlock (a cycle of dependences and stream order)")
     units = sorted({u for _, d in g.nodes(data=True) for u in d["units"]})
     target = replace(tg.target, issue_width=len(units), units=tuple(units), groups={},
                      name=tg.target.name, path=tg.target.path + "#training")
