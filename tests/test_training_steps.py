@@ -240,3 +240,42 @@ def test_cli_set_and_unknown_target(tmp_path, capsys):
     assert main(["train", str(f), "-t", "h100-8x", "--set", "link_bw=fast"]) == 2
     assert main(["train", str(f), "-t", "mips4"]) == 2
     assert "not a cluster model" in capsys.readouterr().err
+
+
+GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _golden(name: str, text: str) -> None:
+    import os
+    path = GOLDEN / name
+    if os.environ.get("SCHEDCC_UPDATE_GOLDEN") or not path.exists():
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+def test_compare_json_matches_golden(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["compare", "examples/training/step.ir", "--target", "h100-8x", "--format", "json"]) == 0
+    _golden("training-compare.json", capsys.readouterr().out)
+
+
+def test_pipeline_text_matches_golden(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["pipeline", "--import", "examples/training/1f1b-4x4.txt", "--unit-costs", "F=1,B=2,C=1"]) == 0
+    _golden("training-pipeline.txt", capsys.readouterr().out)
+
+
+def test_generated_ir_prints_and_parses_back_unchanged(tmp_path):
+    prog = training.generate(layers=2, hidden=1024, seq=512, microbatches=2, dp=2, tp=2, pp=2, zero=True)
+    out = tmp_path / "step.ir"
+    assert main(["gen", "transformer", "--layers", "2", "--hidden", "1024", "--seq", "512", "--microbatches", "2",
+                 "--dp", "2", "--tp", "2", "--pp", "2", "--zero", "-o", str(out)]) == 0
+    assert parse(out.read_text(), str(out)).functions == prog.functions
+
+
+def test_examples_run(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["examples/training/two-ranks.ir", "--target", "h100-8x", "--policy", "fifo"]) == 0
+    out = capsys.readouterr().out
+    assert "2 rank(s)" in out and "comm:pp" in out

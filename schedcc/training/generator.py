@@ -70,10 +70,10 @@ class TransformerConfig:
 
 
 def _num(value: float) -> Attr:
-    if float(value).is_integer() and abs(value) < 2**53:
+    """An attribute for a size: an integer when it is one (FLOPs, bytes), else a float."""
+    if value == int(value) and abs(value) < 2**53:
         return Attr(int(value))
-    text = f"{value:.6g}"
-    return Attr(float(text), text)
+    return Attr(float(value))
 
 
 class _Emitter:

@@ -59,7 +59,7 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
     has a cycle (a deadlock); edges between iterations only go forward, so
     no other cycle can exist."""
     base = plan.graph
-    bnodes = base.nodes
+    bnodes = base._node  # the raw dicts: networkx's views cost more than the work here
     ordered_nodes = sorted(base.nodes, key=lambda n: bnodes[n]["order"])
     # the parameter each update writes -> the nodes of the next iteration that read it
     readers: dict[tuple[int, str], list] = {}
@@ -95,6 +95,8 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
             local.append((prev, n, "ORDER", 0))
         last[key] = n
     _check_one_iteration(base, local)
+    # edge attributes are only read, so the iterations share them
+    local_attrs = [(u, v, {"kind": kind, "latency": lat, "reason": kind}) for u, v, kind, lat in local]
     nodes = []
     edges = []
     for k in range(iterations):
@@ -104,7 +106,7 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
             attrs.update(iteration=k, units=units_of[(d["rank"], d["stream"])], latency=d["dur"],
                          occupancy=d["dur"], also=())
             nodes.append(((k, n), attrs))
-        edges.extend(((k, u), (k, v), {"kind": kind, "latency": lat, "reason": kind}) for u, v, kind, lat in local)
+        edges.extend(((k, u), (k, v), d) for u, v, d in local_attrs)
         if k:
             # program order continues into the next iteration
             for key, first in firsts.items():
@@ -116,9 +118,27 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
                 for r in readers.get((d["rank"], param), ()):
                     edges.append(((k - 1, n), (k, r), {"kind": "RAW", "latency": d["dur"],
                                                        "reason": f"updated {param}"}))
+    return _digraph(nodes, edges)
+
+
+def _digraph(nodes: list, edges: list) -> nx.DiGraph:
+    """A DiGraph filled through its adjacency dicts (as the schedulers read them):
+    add_edges_from would take as long as the scheduling itself. Edges join
+    distinct, existing nodes; when one repeats, the larger latency is kept."""
     g = nx.DiGraph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(edges)
+    node_attrs = dict(nodes)
+    succ: dict = {n: {} for n in node_attrs}
+    pred: dict = {n: {} for n in node_attrs}
+    for u, v, d in edges:
+        old = succ[u].get(v)
+        if old is not None and old["latency"] >= d["latency"]:
+            continue  # two reasons for one edge: the longer wait holds
+        succ[u][v] = d
+        pred[v][u] = d
+    g._node = node_attrs
+    g._adj = succ
+    g._succ = succ
+    g._pred = pred
     return g
 
 
