@@ -279,3 +279,14 @@ def test_examples_run(capsys, monkeypatch):
     assert main(["examples/training/two-ranks.ir", "--target", "h100-8x", "--policy", "fifo"]) == 0
     out = capsys.readouterr().out
     assert "2 rank(s)" in out and "comm:pp" in out
+
+
+def test_contention_slows_compute_that_overlaps_communication():
+    prog = training.generate(layers=6, hidden=2048, seq=2048, microbatches=1, dp=8)
+    tg = build_training_graph(prog, load_target("h100-8x"))
+    plain = training.schedule(tg, "h100-8x", policy="priority")
+    slowed = training.schedule(prog, "h100-8x", policy="priority", overrides={"contention": "0.5"})
+    check_run(slowed.run)
+    assert slowed.compute_us > plain.compute_us and slowed.step_time_us > plain.step_time_us
+    # the stretch is at most half of the communication that overlapped compute
+    assert slowed.compute_us - plain.compute_us <= 0.5 * slowed.comm_us + 1

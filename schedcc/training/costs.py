@@ -57,6 +57,7 @@ class Cluster:
     comm_efficiency: float = 1.0  # achievable fraction of link bandwidth
     launch_overhead: float = 0.0  # seconds added to every operator
     inter_algorithm: str = "ring"  # "ring" or "tree" between nodes
+    contention: float = 0.0       # compute slows by this fraction of the time communication overlaps it
     name: str = ""
 
     @property
