@@ -22,7 +22,8 @@ memory per rank. docs/training.md explains the numbers.
 
 examples:
   schedcc train step.ir --target h100-8x --policy priority
-  schedcc step.ir --target h100-128x --policy ddp --bucket-mb 50 --trace step.json
+  schedcc train step.ir --target h100-128x --policy ddp --bucket-mb 50 --trace step.json
+  schedcc step.ir --target h100-8x --policy fifo     (the default command: --policy and --format)
   schedcc train step.ir --target ascend910b-8x --set link_bw=100GB/s --format json"""
 
 

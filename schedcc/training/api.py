@@ -10,6 +10,7 @@ Example::
 
 from __future__ import annotations
 
+from .._perf import paused_gc
 from ..frontends.ir_text import parse
 from ..ir import Program
 from ..target import Target, load_target
@@ -31,7 +32,8 @@ def generate(model: str = "transformer", **options) -> Program:
     if model != "transformer":
         from ..errors import SchedccError
         raise SchedccError(f"unknown model '{model}'", notes=["models: transformer"])
-    return generate_program(TransformerConfig(**options))
+    with paused_gc():  # many small acyclic objects: the collector's scans would cost more than the work
+        return generate_program(TransformerConfig(**options))
 
 
 def _graph(step: Program | TrainingGraph, target: Target | str, groups, overrides) -> TrainingGraph:
@@ -66,10 +68,11 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
     if iterations < 1:
         from ..errors import SchedccError
         raise SchedccError(f"iterations must be at least 1, got {iterations}")
-    tg = _graph(step, target, groups, overrides)
-    plan = make_plan(tg, policy, **options)
-    run = run_plan(tg, plan, iterations)
-    return summarize(run, policy, tg.target.name, len(tg))
+    with paused_gc():
+        tg = _graph(step, target, groups, overrides)
+        plan = make_plan(tg, policy, **options)
+        run = run_plan(tg, plan, iterations)
+        return summarize(run, policy, tg.target.name, len(tg))
 
 
 def compare(step: Program | TrainingGraph, target: Target | str, policies=tuple(POLICIES),

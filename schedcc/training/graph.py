@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
+from .._perf import paused_gc
 from ..dag import build_dag
 from ..errors import SchedccError
 from ..ir import Block, Instr, Program, Reg
@@ -189,6 +190,12 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
     *groups* gives group sizes (``{"dp": 8}``); a collective's ``ranks``
     attribute wins; the default is every device of the cluster.
     """
+    with paused_gc():
+        return _build(program, target, groups, overrides)
+
+
+def _build(program: Program, target: Target | str, groups: dict[str, int] | None,
+           overrides: dict[str, str] | None) -> TrainingGraph:
     tgt = apply_overrides(load_target(target), overrides)
     cluster = cluster_of(tgt)
     groups = dict(groups or {})
