@@ -115,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.schedule == "interleaved" and args.virtual < 2:
             raise SchedccError("interleaved needs --virtual 2 or more")
-        res = evaluate_named(args.schedule, args.stages, args.microbatches, args.virtual, costs, limit, unit)
+        try:
+            res = evaluate_named(args.schedule, args.stages, args.microbatches, args.virtual, costs, limit, unit)
+        except SchedccError as err:
+            if act_bytes and limit is not None:
+                err.notes.append(f"one microbatch's activations on one stage take {act_bytes / 2**30:.3g} GiB, "
+                                 f"so --memory-limit {args.memory_limit} is {limit:.3g} of them")
+            raise
     notes = []
     if args.trace:
         from ..training.trace import write_pipeline_trace
