@@ -153,3 +153,35 @@ def test_cli_pipeline_with_a_target_writes_trace_and_timeline(tmp_path, capsys):
     assert any(e["ph"] == "s" for e in doc["traceEvents"])  # flow arrows between ranks
     assert svg.read_text().startswith("<svg") or "<svg" in svg.read_text()[:200]
     assert main(["pipeline", "--stages", "64", "--target", "h100-8x"]) == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 5), st.booleans(), st.randoms(use_true_random=False))
+def test_any_deadlock_free_order_evaluates_and_keeps_every_rank_busy_for_its_work(p, m, split, rnd):
+    # a random topological order of all actions, projected onto the ranks, never deadlocks
+    kinds = ("F", "I", "W") if split else ("F", "B")
+    done: set = set()
+    todo = {(k, s, i) for k in kinds for s in range(p) for i in range(m)}
+
+    def ready(a):
+        k, s, i = a
+        if k == "F":
+            return s == 0 or ("F", s - 1, i) in done
+        if k in ("B", "I"):
+            nxt = ("B" if not split else "I", s + 1, i)
+            return ("F", s, i) in done and (s == p - 1 or nxt in done)
+        return ("I", s, i) in done
+
+    lists = [[] for _ in range(p)]
+    while todo:
+        a = rnd.choice(sorted(x for x in todo if ready(x)))
+        todo.remove(a)
+        done.add(a)
+        lists[a[1]].append(Action(a[0], a[1], a[2]))
+    costs = StageCosts(f=2, b=4, i=2, w=2, comm=1)
+    ev = evaluate(lists, costs)
+    for r in range(p):
+        assert ev.busy[r] == m * 6
+    for u, v, d in ev.graph.edges(data=True):
+        assert ev.start[v] >= ev.start[u] + d["latency"]
+    assert ev.makespan >= m * 6
