@@ -185,3 +185,11 @@ def test_any_deadlock_free_order_evaluates_and_keeps_every_rank_busy_for_its_wor
     for u, v, d in ev.graph.edges(data=True):
         assert ev.start[v] >= ev.start[u] + d["latency"]
     assert ev.makespan >= m * 6
+
+
+def test_auto_builds_a_zero_bubble_schedule_for_a_tight_memory_limit():
+    costs = StageCosts(f=1, b=2, i=1, w=1)
+    r = evaluate_named("auto", 4, 8, costs=costs, memory_limit=2)
+    assert r.schedule == "auto:zb-limited"
+    assert max(r.evaluation.peak_activation.values()) <= 2
+    assert r.bubble_fraction < 1

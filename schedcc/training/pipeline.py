@@ -8,7 +8,8 @@ W (weight gradient) actions of every rank with priority I > F > W, and a
 per-rank limit on microbatches in flight, written as edges ``I(m) ->
 F(m + limit)`` (1F1B's limit for ZB-H1, about twice it for ZB-H2); the W
 actions then fill what would be bubbles. ``auto`` tries every schedule (and
-interleaving depth) and keeps the lowest bubble under a memory limit.
+interleaving depth, and a zero-bubble schedule with exactly the in-flight
+microbatches the memory limit allows) and keeps the lowest bubble that fits.
 
 With uniform stage times and free communication: GPipe and 1F1B leave a
 bubble fraction of (p-1)/(m+p-1), interleaved (p-1)/(v m + p-1), ZB-H1 about
@@ -219,6 +220,15 @@ def _auto(p: int, m: int, costs: StageCosts, limit: float | None, unit: str) -> 
         tried.append((r, {"schedule": name, "virtual": v, "bubble_fraction": r.bubble_fraction,
                           "peak_activation": worst,
                           "fits": limit is None or worst <= limit + 1e-9}))
+    if limit is not None and limit >= 1:
+        # zero-bubble lists with exactly the in-flight microbatches the limit allows
+        k = int(limit + 1e-9)
+        limits = [max(1, min(m, k, 2 * (p - r) - 1)) for r in range(p)]
+        ev = evaluate(zero_bubble(p, m, costs, limits), costs)
+        r = PipelineResult("zb-limited", p, m, 1, ev, unit)
+        worst = max(ev.peak_activation.values(), default=0)
+        tried.append((r, {"schedule": "zb-limited", "virtual": 1, "bubble_fraction": r.bubble_fraction,
+                          "peak_activation": worst, "fits": worst <= limit + 1e-9}))
     fitting = [(r, info) for r, info in tried if info["fits"]]
     if not fitting:
         least = min(info["peak_activation"] for _, info in tried)
