@@ -205,6 +205,10 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
     per_rank: dict[int, list[int]] = {}
     instrs: list[Instr] = []
     g = nx.DiGraph()
+    nodes = []
+    # Generated steps repeat the same operator for every microbatch: check and
+    # price each distinct (opcode, attributes) once.
+    seen: dict[tuple, tuple] = {}
     for func in program.functions:
         m = _RANK_FUNC.search(func.name)
         default_rank = int(m.group(1)) if m else 0
@@ -212,27 +216,35 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
             for instr in block.instrs:
                 if instr.is_terminator or instr.opcode == "nop":
                     continue
-                nums = _numbers(instr)
-                _check_opcode(instr, groups)
+                key = (instr.opcode, instr.attrs)
+                info = seen.get(key)
+                if info is None:
+                    nums = _numbers(instr)
+                    _check_opcode(instr, groups)
+                    dur, size = _duration(cluster, instr, nums, groups)
+                    layer = instr.attr("layer")
+                    layer = float(layer) if isinstance(layer, (int, float)) and not isinstance(layer, bool) else None
+                    group = instr.attr("group")
+                    comm = instr.opcode in COLLECTIVES
+                    info = seen[key] = (nums, dur, size, group, comm, layer, _rank_of(instr, -1))
+                nums, dur, size, group, comm, layer, rank = info
+                if rank < 0:
+                    rank = default_rank
                 node = len(instrs)
                 instrs.append(instr)
-                rank = _rank_of(instr, default_rank)
                 per_rank.setdefault(rank, []).append(node)
-                dur, size = _duration(cluster, instr, nums, groups)
-                group = instr.attr("group")
-                comm = instr.opcode in COLLECTIVES
-                layer = instr.attr("layer")
                 update = None
                 if instr.opcode in OPTIMIZER_OPCODES or instr.attr("updates") is not None:
                     update = instr.attr("updates")
                     if update is None:
                         update = next((op.name for op in instr.operands if isinstance(op, Reg)), None)
-                g.add_node(node, instr=instr, name=instr.dest.name if instr.dest else f"{instr.opcode}#{node}",
-                           opcode=instr.opcode, rank=rank, stream=f"comm:{group}" if comm else "compute",
-                           kind="comm" if comm else "compute", dur=dur, flops=nums.get("flops", 0.0),
-                           bytes=nums.get("bytes", 0.0), group=group, ranks=size,
-                           layer=float(layer) if isinstance(layer, (int, float)) and not isinstance(layer, bool) else None,
-                           act=nums.get("act", 0.0), update=update, order=float(node))
+                nodes.append((node, {
+                    "instr": instr, "name": instr.dest.name if instr.dest else f"{instr.opcode}#{node}",
+                    "opcode": instr.opcode, "rank": rank, "stream": f"comm:{group}" if comm else "compute",
+                    "kind": "comm" if comm else "compute", "dur": dur, "flops": nums.get("flops", 0.0),
+                    "bytes": nums.get("bytes", 0.0), "group": group, "ranks": size, "layer": layer,
+                    "act": nums.get("act", 0.0), "update": update, "order": float(node)}))
+    g.add_nodes_from(nodes)
     if not instrs:
         raise SchedccError(f"{program.source}: no operators to schedule")
     live_in: dict[int, tuple[str, ...]] = {}
@@ -241,15 +253,14 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
         for reg in instr.defs():
             defined_on.setdefault(reg, g.nodes[node]["rank"])
     sends = {instrs[n].dest.name: n for n in g if instrs[n].opcode == "send" and instrs[n].dest is not None}
-    for rank, nodes in per_rank.items():
-        block = Block(f"rank{rank}", tuple(instrs[n] for n in nodes))
+    for rank, ids in per_rank.items():
+        block = Block(f"rank{rank}", tuple(instrs[n] for n in ids))
         dag = build_dag(block, _dependences_only(tgt))
-        for u, v, d in dag.edges(data=True):
-            g.add_edge(nodes[u], nodes[v], kind=d["kind"])
-        seen: set[str] = set()
-        for n in nodes:
+        g.add_edges_from((ids[u], ids[v], {"kind": d["kind"]}) for u, v, d in dag.edges(data=True))
+        defined: set[str] = set()
+        for n in ids:
             instr = instrs[n]
-            outside = tuple(r for r in instr.uses() if r not in seen)
+            outside = tuple(r for r in instr.uses() if r not in defined)
             live_in[n] = outside
             for reg in outside:
                 src_rank = defined_on.get(reg)
@@ -258,7 +269,7 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
                 raise _error(f"rank {rank} reads '{reg}', which rank {src_rank} computes", instr, reg,
                              ["move a value between ranks with send and recv: s = send x {bytes = ..., "
                               "group = pp} on the sender, y = recv s {group = pp} on the receiver"])
-            seen.update(instr.defs())
+            defined.update(instr.defs())
     received: set[str] = set()
     for n, instr in enumerate(instrs):
         if instr.opcode != "recv":
