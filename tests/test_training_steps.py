@@ -290,3 +290,13 @@ def test_contention_slows_compute_that_overlaps_communication():
     assert slowed.compute_us > plain.compute_us and slowed.step_time_us > plain.step_time_us
     # the stretch is at most half of the communication that overlapped compute
     assert slowed.compute_us - plain.compute_us <= 0.5 * slowed.comm_us + 1
+
+
+def test_a_built_graph_rebuilds_for_another_target_or_overrides_keeping_its_ranks():
+    prog = training.generate(layers=2, hidden=1024, seq=512, microbatches=2, dp=2, pp=2)
+    tg = build_training_graph(prog, load_target("h100-128x"))
+    base = training.schedule(tg, "h100-128x", policy="fifo", iterations=1)
+    slow = training.schedule(tg, "h100-128x", policy="fifo", iterations=1, overrides={"link_bw": "1GB/s"})
+    other = training.schedule(tg, "ascend910b-128x", policy="fifo", iterations=1)
+    assert len(slow.ranks) == len(other.ranks) == len(base.ranks) == 2
+    assert slow.comm_us > base.comm_us and other.target == "ascend910b-128x"

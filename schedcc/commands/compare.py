@@ -13,6 +13,7 @@ DESCRIPTION = """\
 Schedule a training step under every policy (or those given with --policies)
 and print one table: step time, speedup over fifo, compute, communication,
 exposed communication, overlap ratio, bubble and peak activation memory.
+--trace and --timeline draw the fastest policy's schedule.
 
 examples:
   schedcc compare step.ir --target h100-8x

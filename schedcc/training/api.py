@@ -38,19 +38,16 @@ def generate(model: str = "transformer", **options) -> Program:
 
 def _graph(step: Program | TrainingGraph, target: Target | str, groups, overrides) -> TrainingGraph:
     if isinstance(step, TrainingGraph):
-        if overrides:
-            return build_training_graph_from(step, target, groups, overrides)
-        return step
+        if not overrides and not groups and (target is step.target or target == step.target.name):
+            return step
+        if step.program is None:
+            from ..errors import SchedccError
+            raise SchedccError("this graph has no program to rebuild it from; pass the Program instead")
+        target = target if target != step.target.name else step.target
+        return build_training_graph(step.program, apply_overrides(load_target(target), overrides),
+                                    {**step.groups, **(groups or {})})
     tgt = apply_overrides(load_target(target), overrides)
-    groups = dict(getattr(step, "groups", None) or {}, **(groups or {}))
     return build_training_graph(step, tgt, groups)
-
-
-def build_training_graph_from(step: TrainingGraph, target, groups, overrides) -> TrainingGraph:
-    from ..ir import Block, Function
-    instrs = tuple(d["instr"] for _, d in sorted(step.graph.nodes(data=True)))
-    prog = Program((Function("step", (), (Block("entry", instrs),)),), step.source)
-    return build_training_graph(prog, apply_overrides(load_target(target), overrides), groups)
 
 
 def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = "priority",

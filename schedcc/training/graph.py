@@ -64,6 +64,8 @@ class TrainingGraph:
     ranks: list[int]
     live_in: dict[int, tuple[str, ...]] = field(default_factory=dict)  # node -> parameters read from outside
     source: str = "<input>"
+    program: Program | None = field(default=None, repr=False)
+    groups: dict[str, int] = field(default_factory=dict)
 
     @property
     def streams(self) -> list[tuple[int, str]]:
@@ -292,7 +294,7 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
             raise _error(f"send without its recv: nobody receives '{name}'", instr, "send",
                          [f"add '... = recv {name} {{group = {instr.attr('group')}, rank = R}}' on the receiving rank"])
     check_acyclic(g, "dependence cycle across ranks")
-    return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source)
+    return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source, program, groups)
 
 
 _DEPS_ONLY: dict[tuple[str, str], Target] = {}
