@@ -177,9 +177,12 @@ def summarize(run: Run, policy: str, target: str, operators: int) -> StepResult:
     lo, hi = window_of(run)
     width = max(hi - lo, 1)
     by_rank: dict[int, dict[str, list[tuple[int, int]]]] = {}
-    for n, d in run.graph.nodes(data=True):
-        s, e = run.start[n], run.end[n]
-        by_rank.setdefault(d["rank"], {}).setdefault(d["stream"], []).append((s, e))
+    start, end = run.start, run.end
+    for n, d in run.graph._node.items():
+        s, e = start[n], end[n]
+        streams = by_rank.setdefault(d["rank"], {})
+        if e > lo and s < hi:  # only what the window sees
+            streams.setdefault(d["stream"], []).append((s, e))
     memory = peak_memory(run)
     stats: list[RankStats] = []
     for rank in sorted(by_rank):
@@ -211,18 +214,21 @@ def peak_memory(run: Run) -> dict[int, float]:
     """Per rank, the most activation bytes alive at once (sweep over alloc/free events)."""
     events: dict[int, list[tuple[int, float]]] = {}
     g = run.graph
-    for n, d in g.nodes(data=True):
+    succ, end = g._succ, run.end
+    for n, d in g._node.items():
         size = d.get("act", 0.0)
         if not size:
             continue
-        born = run.end[n]
-        dies = max((run.end[s] for s, e in g.succ[n].items() if e["kind"] in DATA_EDGES), default=born)
+        born = dies = end[n]
+        for s, e in succ[n].items():
+            if end[s] > dies and e["kind"] in DATA_EDGES:
+                dies = end[s]
         ev = events.setdefault(d["rank"], [])
         ev.append((born, size))
         ev.append((dies, -size))
     out: dict[int, float] = {}
     for rank, ev in events.items():
-        ev.sort(key=lambda x: (x[0], x[1]))  # frees before allocations at the same time
+        ev.sort()  # by time; at the same time frees (negative) before allocations
         live = best = 0.0
         for _, delta in ev:
             live += delta

@@ -100,13 +100,11 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
     local_attrs = [(u, v, {"kind": kind, "latency": lat, "reason": kind}) for u, v, kind, lat in local]
     nodes = []
     edges = []
+    templates = [(n, {**bnodes[n], "units": units_of[(bnodes[n]["rank"], bnodes[n]["stream"])],
+                      "latency": bnodes[n]["dur"], "occupancy": bnodes[n]["dur"], "also": ()})
+                 for n in ordered_nodes]
     for k in range(iterations):
-        for n in ordered_nodes:
-            d = bnodes[n]
-            attrs = dict(d)
-            attrs.update(iteration=k, units=units_of[(d["rank"], d["stream"])], latency=d["dur"],
-                         occupancy=d["dur"], also=())
-            nodes.append(((k, n), attrs))
+        nodes.extend(((k, n), {**t, "iteration": k}) for n, t in templates)
         edges.extend(((k, u), (k, v), d) for u, v, d in local_attrs)
         if k:
             # program order continues into the next iteration
@@ -170,7 +168,7 @@ def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
 def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
     """List-schedule *iterations* unrolled copies of *plan*; raise a located error on deadlock."""
     g = unroll(tg, plan, iterations)
-    units = sorted({u for _, d in g.nodes(data=True) for u in d["units"]})
+    units = sorted({u for d in g._node.values() for u in d["units"]})
     target = replace(tg.target, issue_width=len(units), units=tuple(units), groups={},
                      name=tg.target.name, path=tg.target.path + "#training")
     if plan.priority is None:
@@ -193,11 +191,11 @@ def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
         # the last round's durations stay: they are the ones this schedule used
         if base_dur is None or r == rounds - 1 or not _stretch(g, sched.cycle, base_dur, contention):
             break
-    nodes = g.nodes
+    nodes = g._node
     start = dict(sched.cycle)
     end = {n: c + nodes[n]["dur"] for n, c in start.items()}
-    for n, d in g.nodes(data=True):
-        if d["opcode"] == "recv" and "send" in d:
+    for n, d in nodes.items():
+        if "send" in d:
             send = (n[0], d["send"])
             start[n], end[n] = start[send], end[send]
     return Run(g, start, end, dict(sched.unit), iterations, dict(sched.cycle))
