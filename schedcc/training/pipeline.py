@@ -90,7 +90,11 @@ def interleaved(p: int, m: int, v: int) -> list[list[Action]]:
 
 
 def zero_bubble(p: int, m: int, costs: StageCosts, limits: list[int]) -> list[list[Action]]:
-    """ZB-H1/H2-style lists: greedy I > F > W under per-rank in-flight *limits*."""
+    """ZB-H1/H2-style lists: greedy I > F > W under per-rank in-flight *limits*.
+
+    The list scheduler runs the F, I, W actions of every rank on the action
+    graph plus memory edges ``I(r, m) -> F(r, m + limits[r])``; each rank's
+    order is read off the result. O(p m log(p m))."""
     lists = [[Action(k, r, i) for i in range(m) for k in ("F", "I", "W")] for r in range(p)]
     g = build_graph(lists, costs, ordered=False)
     where = g.graph["where"]
