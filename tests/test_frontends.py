@@ -4,6 +4,7 @@ schedule is written back, and the CLI's choice of front end."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -251,3 +252,21 @@ define i32 @v() {
     assert str(block.instrs[0]).startswith("store [volatile], 1")
     dag = build_dag(block, "la464")
     assert dag.has_edge(0, 1) and dag.has_edge(0, 2)  # a volatile store orders every access after it
+
+
+def test_asm_in_gcc_and_course_compiler_style(root, tmp_path):
+    """GCC's numeric registers, `.LFB0 = .` and `.cfi_*` directives; a course
+    compiler's `.main_label_*` block labels (functions come from `.type`)."""
+    path = root / "tests" / "data" / "gcc_and_course_style.s"
+    source = parse_source(path.read_text(), str(path))
+    funcs = source.program.functions
+    assert [f.name for f in funcs] == ["f", "main"]
+    assert [b.label for b in funcs[1].blocks] == ["main", ".main_label_entry", ".main_label_exit"]
+    f3 = funcs[0].blocks[3]
+    assert str(f3.instrs[2]) == "st.w [$fp - 20], $t0 {width = 4}"  # $r22 is $fp, $r12 is $t0
+    out = source.render(schedule_program(source.program, "la464").scheduled_program())
+    assert sorted(out.splitlines()) == sorted(path.read_text().splitlines())
+    if shutil.which("llvm-mc-16"):
+        (tmp_path / "out.s").write_text(out)
+        subprocess.run(["llvm-mc-16", "--triple=loongarch64", "--filetype=obj", str(tmp_path / "out.s"),
+                        "-o", str(tmp_path / "out.o")], check=True)
