@@ -270,3 +270,12 @@ def test_asm_in_gcc_and_course_compiler_style(root, tmp_path):
         (tmp_path / "out.s").write_text(out)
         subprocess.run(["llvm-mc-16", "--triple=loongarch64", "--filetype=obj", str(tmp_path / "out.s"),
                         "-o", str(tmp_path / "out.o")], check=True)
+
+
+@pytest.mark.parametrize("module", ["schedcc.frontends", "schedcc.frontends.source", "schedcc.frontends.llvm_ir",
+                                    "schedcc.frontends.llvm_types", "schedcc.frontends.loongarch_asm"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
