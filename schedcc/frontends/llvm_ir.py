@@ -271,7 +271,7 @@ class _FunctionBuilder:
 
 
 def _blocks(body: list, fb: _FunctionBuilder):
-    """Split a function body into blocks: (label, label token, [(Instr|None, pinned line)])."""
+    """Split a function body into blocks: (label, label token, instructions, lines of phi/alloca)."""
     blocks: list[tuple[str, Token | None, list[Instr], list[int]]] = []
     label, label_tok, instrs, pinned = "entry", None, [], []
     started = False
