@@ -75,6 +75,9 @@ _WORDS = {
     "FLAG": "a flag (nsw, nuw, fast, ...)", "MDKIND": "metadata (!tbaa)", "MDREF": "a metadata node (!5)",
     "STRING": "a string", "ATTR_REF": "an attribute group (#0)", "$END": "end of file",
     "GKIND": "'global' or 'constant'", "CONSTWORD": "a constant (null, undef, true, ...)",
+    "AGGOP": "an aggregate or vector operation (extractvalue, ...)", "TAIL": "'tail'",
+    "VOLATILE": "'volatile'", "CSTRING": "a string constant (c\"...\")", "ATTR_GROUP": "an attribute group",
+    "MD_BODY": "a metadata node (!{...})",
 }
 
 
