@@ -121,6 +121,15 @@ def test_llvm_syntax_error_is_located_with_expected_tokens():
     assert "  %x = add i32 1 2\n" in text and "^" in text and "note: expected ','" in text
 
 
+def test_llvm_structural_errors():
+    with pytest.raises(SchedccError, match="duplicate label '1'"):
+        parse_file("define void @f() {\n  br label %1\n1:\n  br label %1\n1:\n  ret void\n}\n", "d.ll")
+    with pytest.raises(SchedccError, match="malformed 'br'"):
+        parse_file("define void @f(i1 %c) {\n  br i1 %c\n}\n", "b.ll")
+    with pytest.raises(SchedccError, match="duplicate label '.L1'"):
+        parse_file("f:\n.L1:\n\tnop\n.L1:\n\tret\n", "d.s")
+
+
 def test_llvm_unsupported_variable_alloca_is_a_clear_error():
     with pytest.raises(SchedccError, match="alloca of variable size"):
         parse_file("define void @f(i32 %n) {\n  %a = alloca i32, i32 %n\n  ret void\n}\n", "v.ll")

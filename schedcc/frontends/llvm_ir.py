@@ -256,6 +256,9 @@ class _FunctionBuilder:
         if op == "br":
             labels = [Label(v.text.lstrip("%")) for t, v in values if t.kind == "label"]
             conds = [self.operand(v) for t, v in values if t.kind != "label"]
+            if (len(conds), len(labels)) not in ((0, 1), (1, 2)):
+                raise self.error(li.tok, "malformed 'br'",
+                                 ["br label %L, or br i1 %c, label %then, label %else"])
             if conds:
                 return Instr("br", None, (conds[0], *labels), (), loc), False
             return Instr("jmp", None, tuple(labels), (), loc), False
@@ -278,12 +281,16 @@ def _blocks(body: list, fb: _FunctionBuilder):
     blocks: list[tuple[str, Token | None, list[Instr], list[int]]] = []
     label, label_tok, instrs, pinned = "entry", None, [], []
     started = False
+    seen: dict[str, Token] = {}
     for item in body:
         if isinstance(item, tuple):  # a label
             if started or instrs or pinned:
                 blocks.append((label, label_tok, instrs, pinned))
             tok = item[1]
             label, label_tok, instrs, pinned = str(tok)[:-1].strip('"'), tok, [], []
+            if label in seen:
+                raise fb.error(tok, f"duplicate label '{label}'", [f"first defined at {fb.loc(seen[label])}"])
+            seen[label] = tok
             started = True
             continue
         started = True

@@ -316,11 +316,16 @@ def _build(lines: list[_Line], file: str) -> Program:
             functions.append(Function(fname, (), tuple(blocks), floc))
         blocks = []
 
+    defined: dict[str, Token] = {}
     for line in lines:
         if line.labels:
             close()
             for tok in line.labels:
                 name = str(tok)[:-1]
+                if name in defined and not name.isdigit():  # numeric labels (1:) may repeat
+                    raise decoder.error(tok, f"duplicate label '{name}'",
+                                        [f"first defined at {decoder.loc(defined[name])}"])
+                defined[name] = tok
                 if is_function(name):
                     close_function()
                     fname, floc = name, decoder.loc(tok)
