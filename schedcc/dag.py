@@ -21,8 +21,9 @@ counts) do not alias; pointer references with the same base register (value)
 and different offsets do not alias; anything else may alias. An access covers
 ``width`` consecutive index units from its constant (the instruction's
 ``width`` attribute, default 1): with the same variable part, two accesses
-alias exactly when these ranges overlap (``st.w [$sp + 0] {width = 4}`` and
-``ld.d [$sp + 4] {width = 8}`` do). Calls and
+alias exactly when these ranges overlap (``st.d [$sp + 0] {width = 8}`` and
+``ld.w [$sp + 4] {width = 4}`` do; ``st.w [$sp + 0] {width = 4}`` and
+``ld.d [$sp + 4] {width = 8}`` do not). Calls and
 instructions with unknown side effects are barriers; the terminator stays last.
 
 Complexity: O(n + e) with e = O(n * HUGE_REGION): register dependences use
