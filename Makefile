@@ -5,4 +5,4 @@ demo:
 test:
 	python3 tasks.py test
 bench:
-	python3 tasks.py test -q -k nothing >/dev/null; .venv/bin/python bench/bench_core.py
+	python3 tasks.py bench

@@ -3,6 +3,7 @@
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
     python3 tasks.py test    # set up the same, then run the whole test suite
+    python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
 """
@@ -83,29 +84,47 @@ def demo() -> int:
     return 0
 
 
-# The front-end tests compile C with clang-16 and run LoongArch programs under
-# qemu; without these tools they skip. CI installs them.
-TOOLCHAIN = {"clang-16": "clang-16", "llvm-mc-16": "llvm-16", "ld.lld-16": "lld-16",
-             "qemu-loongarch64": "qemu-user"}
+# Tools some tests need beyond Python: a real browser for the HTML report
+# (chromium) and the front ends' compile-assemble-run tests (clang-16,
+# llvm-mc-16, ld.lld-16, qemu-loongarch64). Without them those tests skip with
+# a reason; CI installs them.
+CI_TOOLS = {"chromium": "chromium", "clang-16": "clang-16", "llvm-mc-16": "llvm-16",
+            "ld.lld-16": "lld-16", "qemu-loongarch64": "qemu-user"}
+BROWSER_FONTS = ("fonts-dejavu-core", "fonts-wqy-microhei")
 
 
-def ensure_toolchain() -> None:
-    missing = sorted({pkg for tool, pkg in TOOLCHAIN.items() if not shutil.which(tool)})
-    if missing and not apt_install(*missing):
-        say(f"could not install {', '.join(missing)}; the toolchain tests will skip")
+def ensure_ci_tools() -> None:
+    if not os.environ.get("CI"):
+        return
+    missing = sorted({pkg for tool, pkg in CI_TOOLS.items() if not shutil.which(tool)})
+    if not missing:
+        return
+    say(f"CI: installing {', '.join(missing)} for the browser and toolchain tests")
+    fonts = BROWSER_FONTS if "chromium" in missing else ()
+    if not apt_install(*missing, *fonts):
+        say(f"could not install {', '.join(missing)}; the tests that need them will skip")
 
 
 def test() -> int:
     ensure_venv()
     ensure_dot()
-    if os.environ.get("CI"):
-        ensure_toolchain()
+    ensure_ci_tools()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 
 
+def bench() -> int:
+    """Run every benchmark script in bench/ (their numbers go to docs/performance.md)."""
+    ensure_venv()
+    status = 0
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        say(f"== {script.name}")
+        status |= subprocess.run([str(PY), str(script)], cwd=ROOT).returncode
+    return status
+
+
 def main() -> int:
-    tasks = {"demo": demo, "test": test}
+    tasks = {"demo": demo, "test": test, "bench": bench}
     if len(sys.argv) < 2 or sys.argv[1] not in tasks:
         print(__doc__)
         return 2

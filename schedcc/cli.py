@@ -22,6 +22,8 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 # Subcommands: name -> module with HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
+    "check": "schedcc.commands.check",
+    "report": "schedcc.commands.report",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

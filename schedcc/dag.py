@@ -50,6 +50,7 @@ from typing import Iterable
 
 import networkx as nx
 
+from ._perf import paused_gc
 from .ir import Block, Instr, Mem
 from .target import Target, load_target
 
@@ -142,12 +143,16 @@ class DagBuilder:
             if producer is not None:
                 self.add(producer, node, "RAW", self.latency[producer], reg)
             self.readers.setdefault(reg, []).append(node)
+        war, waw = self.target.war_latency, self.target.waw_latency
         for reg in instr.defs():
-            for reader in self.readers.get(reg, ()):
-                self.add(reader, node, "WAR", self.target.war_latency, reg)
+            readers = self.readers.get(reg, ())
+            for reader in readers:
+                self.add(reader, node, "WAR", war, reg)
             previous = self.last_def.get(reg)
+            # Kept even when a RAW + WAR path implies it: students look for
+            # every WAW in the picture, and it costs well under one edge per write.
             if previous is not None:
-                self.add(previous, node, "WAW", self.target.waw_latency, reg)
+                self.add(previous, node, "WAW", waw, reg)
             self.last_def[reg] = node
             self.readers[reg] = []
 
@@ -202,9 +207,8 @@ class DagBuilder:
             return
         region = self.regions.setdefault(acc.region, _Region())
         if acc.writes:
-            if acc.region is None:  # a pointer store orders all arrays behind it
-                for name in [k for k in self.regions if k is not None]:
-                    del self.regions[name]
+            # A store to exactly the same location supersedes the pending
+            # accesses of that location: whatever may alias them aliases it too.
             old = region.stores.pop(acc.key, None)
             region.count -= (old is not None) + len(region.loads.pop(acc.key, ()))
             region.stores[acc.key] = acc
@@ -231,8 +235,15 @@ def build_dag(block: Block, target: Target | str | None = None) -> nx.DiGraph:
     the target does not know an opcode. O(n + e), near-linear in n.
     """
     tgt = load_target(target if target is not None else "generic")
+    with paused_gc():
+        return _build(block, tgt)
+
+
+def _build(block: Block, tgt: Target) -> nx.DiGraph:
     builder = DagBuilder(tgt)
-    graph = nx.DiGraph(block=block, target=tgt.name)
+    # Edges only ever go from an earlier to a later instruction, so the node
+    # order is a topological order; schedulers use that instead of sorting.
+    graph = nx.DiGraph(block=block, target=tgt.name, ordered=True)
     nodes = []
     for node, instr in enumerate(block.instrs):
         cls = tgt.class_of(instr)

@@ -182,6 +182,7 @@ class Instr:
     attrs: tuple[tuple[str, Attr], ...] = ()
     loc: Loc | None = field(default=None, compare=False)
     syntax: str = field(default="named", compare=False)
+    opcode_loc: Loc | None = field(default=None, compare=False)  # where the opcode is written
 
     # -- dataflow ---------------------------------------------------------
     def defs(self) -> tuple[str, ...]:

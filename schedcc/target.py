@@ -161,7 +161,7 @@ def unknown_opcode_error(target: Target, instr: Instr) -> SchedccError:
     close = difflib.get_close_matches(instr.opcode, target.known_opcodes(), n=4, cutoff=0.5)
     notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
     notes.append(f"'schedcc targets --show {target.name}' lists the opcodes it knows")
-    return SchedccError(f"target '{target.name}' has no opcode '{instr.opcode}'", instr.loc,
+    return SchedccError(f"target '{target.name}' has no opcode '{instr.opcode}'", instr.opcode_loc or instr.loc,
                         notes=notes, width=max(len(instr.opcode), 1))
 
 

@@ -7,11 +7,14 @@ import sys
 
 from ..driver import schedule_program
 from ..emit.json_out import dumps, program_json
-from ..emit.text import format_explain, format_program
+from ..emit.explain import format_walkthrough
+from ..emit.text import format_program
 from ..fileio import read_input, write_output
 from ..frontends import LANGS, parse_source
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
+from ..viz.pipeline_diagram import format_block_diagrams
+from ..viz.pipeline_svg import write_pipeline_picture
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -21,6 +24,7 @@ schedule, the cycles saved against the original order and a lower bound.
 examples:
   schedcc examples/lecture.ir --target mips4
   schedcc examples/lecture.ir --target mips4 --explain --emit-dag dag.svg
+  schedcc examples/lecture.ir --target mips4 --show-pipeline --emit-pipeline pipe.svg
   schedcc prog.ir --target la464 --format json -o prog.sched.ir
   schedcc prog.ll --target la464 -o prog.sched.ll     (LLVM IR, e.g. clang -S -emit-llvm)
   schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)"""
@@ -42,11 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the scheduled program to OUT, in FILE's language")
     parser.add_argument("--emit-dag", metavar="FILE", help="draw the dependence DAG (.svg, .png, .pdf or .dot)")
     parser.add_argument("--explain", action="store_true",
-                        help="explain the scheduler's steps cycle by cycle (text output)")
+                        help="walk through the list scheduler's steps as the lecture does (text output)")
+    parser.add_argument("--show-pipeline", action="store_true",
+                        help="draw the pipeline diagram (stages per cycle, stalls) of the original and the "
+                             "scheduled order (text output)")
+    parser.add_argument("--emit-pipeline", metavar="FILE.svg",
+                        help="draw the pipeline diagram of both orders side by side as SVG")
     check = parser.add_mutually_exclusive_group()
     check.add_argument("--verify", dest="verify", action="store_true", default=None,
-                       help="verify every schedule, even of very large blocks")
-    check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+                       help="check every schedule with the independent verifier (the default)")
+    check.add_argument("--no-verify", dest="verify", action="store_false",
+                       help="skip the verifier (it takes about half the time of scheduling)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,13 +76,18 @@ def run(args: argparse.Namespace) -> int:
         note = write_dag_picture(results_to_dot(result.blocks, title), args.emit_dag, inputs)
         if note:
             notes.append(note)
+    if args.emit_pipeline:
+        write_pipeline_picture(result, args.emit_pipeline, inputs)
     if args.format == "json":
         sys.stdout.write(dumps(program_json(result, args.priority)))
     else:
         sys.stdout.write(format_program(result))
+        if args.show_pipeline and not args.explain:  # --explain shows it already
+            for res in result.blocks:
+                sys.stdout.write("\n" + format_block_diagrams(res, result.target))
         if args.explain:
             for res in result.blocks:
-                sys.stdout.write("\n" + format_explain(res))
+                sys.stdout.write("\n" + format_walkthrough(res, result.target))
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0

@@ -1,10 +1,11 @@
-"""Human-readable output: the schedule table and the ``--explain`` walkthrough."""
+"""Human-readable output: the schedule table and its summary line.
+
+The ``--explain`` walkthrough is in :mod:`schedcc.emit.explain`."""
 
 from __future__ import annotations
 
 from ..dag import edge_text
 from ..driver import BlockResult, ProgramResult
-from ..sched.priority import PRIORITY_HELP
 
 
 def _table(rows: list[list[str]], header: list[str], right: set[int] = frozenset()) -> list[str]:
@@ -52,14 +53,18 @@ def format_block(res: BlockResult, target_name: str) -> str:
     return "\n".join(lines)
 
 
+def _cycles(n: int) -> str:
+    return f"{n} cycle" if n == 1 else f"{n} cycles"
+
+
 def summary_line(res: BlockResult) -> str:
     saved = res.saved
     pct = f" ({100 * saved / res.original_makespan:.0f}%)" if res.original_makespan and saved > 0 else ""
     verdict = "saves" if saved >= 0 else "loses"
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
-    check = "verified" if res.verified else "not verified (large block; use --verify)"
-    return (f"makespan {res.makespan} cycles, original order {res.original_makespan}: "
+    check = "verified" if res.verified else "not verified (--no-verify)"
+    return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
             f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
 
@@ -78,43 +83,3 @@ def format_program(result: ProgramResult) -> str:
         parts.append(f"all blocks: {total} cycles scheduled, {orig} in the original order "
                      f"(sum of block makespans)")
     return "\n".join(parts).rstrip() + "\n"
-
-
-def format_explain(res: BlockResult) -> str:
-    """The list scheduler's decisions, cycle by cycle, in words."""
-    s = res.schedule
-    dag = res.dag
-    name = s.priority_name
-
-    def label(n: int) -> str:
-        return f"#{n} '{dag.nodes[n]['instr']}'"
-
-    out = [f"How {res.function.name} / {res.block.label} was scheduled",
-           f"  priority: {name}: {PRIORITY_HELP.get(name, name)}; ties: more successors, then source order",
-           "  dependences:"]
-    edges = sorted(dag.edges(data=True))
-    if not edges:
-        out.append("    none: every instruction is independent")
-    for u, v, d in edges:
-        out.append(f"    #{u} -> #{v}  {edge_text(dag, u, v)}")
-    out.append("  priorities:")
-    for n in dag.nodes:
-        out.append(f"    {label(n)}: {s.priority[n]:g}")
-    previous = -1
-    for step in s.steps or []:
-        if step.cycle > previous + 1:
-            gap = step.cycle - previous - 1
-            out.append(f"  cycle {previous + 1}{'' if gap == 1 else f'-{step.cycle - 1}'}: "
-                       f"nothing can issue (stall)")
-        previous = step.cycle
-        ready = ", ".join(f"#{n} ({p:g})" for n, p in step.ready) or "empty"
-        out.append(f"  cycle {step.cycle}: ready list [{ready}]")
-        for n, unit in step.picked:
-            out.append(f"    issue {label(n)} on {unit}")
-        for n, why in step.blocked:
-            out.append(f"    hold  {label(n)}: {why}")
-        for n, t, why in step.waiting:
-            out.append(f"    wait  {label(n)} until cycle {t}" + (f": {why}" if why else ""))
-    out.append("  final order: " + ", ".join(f"#{n}" for n in s.order))
-    out.append("  " + summary_line(res))
-    return "\n".join(out) + "\n"

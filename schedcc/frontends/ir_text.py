@@ -26,7 +26,9 @@ from ..errors import SchedccError, attach_source
 from ..ir import (
     INFIX_OPCODES, Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym,
 )
+from .._perf import paused_gc
 from ..resources import grammar_path
+from .ir_fastpath import fast_statement
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).
@@ -182,37 +184,37 @@ class _Lines(Transformer):
     # Each returns (first token, opcode, dest token, operand list, syntax).
     def binary(self, c):
         dest, a, op, b = c
-        return (dest, INFIX_OPCODES[op], dest, [a, b], "infix")
+        return (dest, INFIX_OPCODES[op], dest, [a, b], "infix", None)
 
     def neg(self, c):
-        return (c[0], "neg", c[0], [c[1]], "neg")
+        return (c[0], "neg", c[0], [c[1]], "neg", None)
 
     def copy(self, c):
-        return (c[0], "mov", c[0], [c[1]], "copy")
+        return (c[0], "mov", c[0], [c[1]], "copy", None)
 
     def load_sugar(self, c):
-        return (c[0], "load", c[0], [c[1]], "named")
+        return (c[0], "load", c[0], [c[1]], "named", None)
 
     def named(self, c):
-        dest, opcode, ops = c
-        return (dest, str(opcode), dest, ops, "named")
+        dest, opcode, *ops = c
+        return (dest, str(opcode), dest, ops, "named", opcode)
 
     def call(self, c):
         dest, callee, *args = c
-        return (dest, "call", dest, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+        return (dest, "call", dest, [Sym(str(callee))] + [a for a in args if a is not None], "call", None)
 
     def store_sugar(self, c):
         ref, value = c
-        return (ref.tok, "store", None, [ref, value], "named")
+        return (ref.tok, "store", None, [ref, value], "named", None)
 
     def effect(self, c):
         opcode = c[0]
         ops = c[1] if len(c) > 1 and c[1] is not None else []
-        return (opcode, str(opcode), None, ops, "named")
+        return (opcode, str(opcode), None, ops, "named", opcode)
 
     def effect_call(self, c):
         callee, *args = c
-        return (callee, "call", None, [Sym(str(callee))] + [a for a in args if a is not None], "call")
+        return (callee, "call", None, [Sym(str(callee))] + [a for a in args if a is not None], "call", None)
 
     def operands(self, c):
         return list(c)
@@ -228,7 +230,7 @@ class _Lines(Transformer):
         return _Stmt("func", name, [p for p in params if p is not None])
 
     def func_end(self, c):
-        return _Stmt("end", None, None)
+        return _Stmt("end", c[0], None)
 
     def label(self, c):
         return _Stmt("label", c[0], str(c[0]))
@@ -323,19 +325,42 @@ def syntax_error(err: UnexpectedInput, file: str, parser: Lark | None = None,
 _syntax_error = syntax_error
 
 
-def parse(text: str, filename: str = "<input>") -> Program:
+def _statements(text: str, filename: str, fast: bool) -> list[_Stmt]:
+    """Statements of all lines: common lines through the fast path, the rest
+    through Lark (given the text with the fast lines blanked, so that line
+    numbers stay right), merged back in line order."""
+    lark, transformer = _parser()
+    transformer.file = filename
+    if not fast:
+        return lark.parse(text)
+    quick: list[_Stmt] = []
+    rest: list[str] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        stmt = fast_statement(line, number) if line.strip() else None
+        if stmt is None:
+            rest.append(line)
+        else:
+            quick.append(stmt)
+            rest.append("")
+    slow = lark.parse("\n".join(rest)) if any(s.strip() for s in rest) else []
+    if not slow:
+        return quick
+    return sorted(quick + slow, key=lambda s: s.tok.line)
+
+
+def parse(text: str, filename: str = "<input>", *, fast: bool = True) -> Program:
     """Parse IR *text* into a :class:`Program`.
 
     Raises :class:`SchedccError` (with location and source line) on bad input.
-    Runs in time linear in the length of the text.
+    Runs in time linear in the length of the text. ``fast=False`` sends every
+    line through the Lark grammar (the fast path must give the same result).
     """
     if not text.endswith("\n"):
         text += "\n"
     try:
         try:
-            lark, lines = _parser()
-            lines.file = filename
-            stmts = lark.parse(text)
+            with paused_gc():
+                stmts = _statements(text, filename, fast)
         except UnexpectedInput as err:
             raise _syntax_error(err, filename) from None
         except Exception as err:  # errors raised inside transformer callbacks
@@ -343,7 +368,8 @@ def parse(text: str, filename: str = "<input>") -> Program:
             if isinstance(inner, SchedccError):
                 raise inner from None
             raise
-        return _Builder(filename).build(stmts)
+        with paused_gc():
+            return _Builder(filename).build(stmts)
     except SchedccError as err:
         raise attach_source(err, text) from None
 
@@ -409,7 +435,7 @@ class _Builder:
 
     def _on_end(self, stmt: _Stmt) -> None:
         if self.func is None or self.func.implicit:
-            raise SchedccError("'}' without a function to close", None)
+            raise self.error(stmt.tok, "'}' without a function to close")
         self._close_function()
 
     def _on_label(self, stmt: _Stmt) -> None:
@@ -425,13 +451,13 @@ class _Builder:
 
     def _on_instr(self, stmt: _Stmt) -> None:
         self._need_function(stmt.tok)
-        (first, opcode, dest, ops, syntax), attrs = stmt.data
+        (first, opcode, dest, ops, syntax, opcode_tok), attrs = stmt.data
         if self.instrs and self.instrs[-1].is_terminator:
             raise self.error(first, f"instruction after '{self.instrs[-1].opcode}' needs a label",
                              ["a terminator ends its block; start a new block with 'name:'"])
         operands = self._operands(opcode, ops, first)
         instr = Instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands),
-                      attrs, self.loc(first), syntax)
+                      attrs, self.loc(first), syntax, self.loc(opcode_tok))
         self._check_shape(instr, first)
         self.instrs.append(instr)
 

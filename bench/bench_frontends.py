@@ -1,6 +1,6 @@
 """Front-end speed: parse, schedule and write back large LLVM IR and LoongArch files.
 
-    /work/venv-dev/bin/python bench/frontends.py [--copies N]
+    .venv/bin/python bench/bench_frontends.py [--copies N]
 
 The inputs are the example kernel (examples/frontends/kernel.{ll,s}) repeated
 N times as distinct functions, plus one long straight-line block of stack

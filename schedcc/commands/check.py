@@ -1,0 +1,157 @@
+"""``schedcc check STUDENT --against ORIGINAL --target T``: grade a hand-made order.
+
+Exit status: 0 the student's program is a legal reordering of the original,
+1 it is not (an instruction added, lost or changed, or a dependence broken),
+2 bad input (a file that does not parse, an unknown target or opcode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import SchedccError, attach_source
+from ..fileio import read_input
+from ..frontends.ir_text import parse
+from ..grading import BlockCheck, CheckResult, check_reordering
+from ..sched.priority import PRIORITIES
+from ..viz.pipeline_diagram import build_diagram, format_diagram
+
+HELP = "check a hand-scheduled program against the original (legal? how many cycles?)"
+DESCRIPTION = """\
+Check that STUDENT is a legal reordering of ORIGINAL: the same instructions
+in every block, every dependence of the original respected. Then issue the
+student's order in order on the target and compare its cycles with the
+original order, schedcc's list schedule and the lower bound.
+
+exit status: 0 legal reordering, 1 illegal reordering (the first violated
+dependence is named), 2 bad input (syntax error, unknown target or opcode).
+
+examples:
+  schedcc check mine.ir --against examples/lecture.ir --target mips4
+  schedcc check mine.ir --against examples/lecture.ir --target mips4 --show-pipeline"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir)")
+    parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program (.ir)")
+    parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
+    parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
+                        help="priority of the list schedule to compare with (default: critical-path)")
+    parser.add_argument("--show-pipeline", action="store_true",
+                        help="draw your order and schedcc's on the pipeline (text)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def _parse(path: str):
+    text, name = read_input(path)
+    try:
+        return parse(text, name)
+    except SchedccError as err:
+        raise attach_source(err, text) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    original = _parse(args.against)
+    student = _parse(args.student)
+    result = check_reordering(student, original, args.target, args.priority)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")
+    else:
+        sys.stdout.write(format_check(result, args.show_pipeline))
+    return 0 if result.legal else 1
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _compare(mine: int, other: int, name: str) -> str:
+    if mine == other:
+        return f"as fast as {name}"
+    return f"{_plural(abs(mine - other), 'cycle')} {'slower' if mine > other else 'faster'} than {name}"
+
+
+def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> list[str]:
+    head = f"{b.function} / {b.block}"
+    if b.problems:
+        lines = [f"{head}: not the same instructions as the original"]
+        return lines + [f"  {p}" for p in b.problems]
+    if b.violations:
+        first = b.violations[0]
+        lines = [f"{head}: ILLEGAL reordering: {len(b.violations)} "
+                 f"dependence{'s are' if len(b.violations) != 1 else ' is'} violated"]
+        where = f"{first.loc}: " if first.loc else ""
+        lines.append(f"  {where}first violation: {first.message}")
+        if first.needed_loc is not None:
+            lines.append(f"    {b.dag.nodes[first.needed].get('instr')} is at {first.needed_loc}; "
+                         f"it must come first")
+        for v in b.violations[1:]:
+            lines.append(f"  {f'{v.loc}: ' if v.loc else ''}also: {v.message}")
+        return lines
+    assert b.cycles is not None
+    lines = [f"{head}: legal reordering of {_plural(b.instructions, 'instruction')}"]
+    rows = [("your order", b.cycles, f"{_plural(len(b.stalls), 'stall')}" if b.stalls else "no stall"),
+            ("original order", b.original_cycles, ""),
+            ("schedcc", b.scheduler_cycles, f"list scheduling, {result.priority} priority"),
+            ("lower bound", b.lower_bound, b.bound_reason)]
+    for name, cycles, note in rows:
+        lines.append(f"  {name:<15} {cycles:>4} cycles" + (f"  ({note})" if note else ""))
+    verdict = [_compare(b.cycles, b.original_cycles, "the original"),
+               _compare(b.cycles, b.scheduler_cycles, "schedcc")]
+    gap = b.cycles - b.lower_bound
+    verdict.append("optimal: it reaches the lower bound" if gap == 0 else f"{_plural(gap, 'cycle')} above the lower bound")
+    lines.append("  " + "; ".join(verdict))
+    for orig, why in sorted(b.stalls.items(), key=lambda kv: b.issue[kv[0]]):
+        lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.nodes[orig]['instr']} {why}")
+    if show_pipeline:
+        t = result.target
+        mine = build_diagram(b.dag, b.issue, b.order, t.stages, t.issue_width, f"your order: {b.cycles} cycles")
+        s = list_schedule_of(b, result)
+        theirs = build_diagram(b.dag, s.cycle, s.order, t.stages, t.issue_width,
+                               f"schedcc's order: {s.makespan} cycles")
+        cols = max(mine.cycles, theirs.cycles)
+        lines += [""] + format_diagram(mine, cols).rstrip("\n").split("\n")
+        lines += [""] + format_diagram(theirs, cols).rstrip("\n").split("\n")
+    return lines
+
+
+def list_schedule_of(b: BlockCheck, result: CheckResult):
+    from ..sched import list_schedule
+    return list_schedule(b.dag, result.target, priority=result.priority)
+
+
+def format_check(result: CheckResult, show_pipeline: bool = False) -> str:
+    out = [f"checking {result.student.source} against {result.original.source} on {result.target.name}", ""]
+    for p in result.problems:
+        out.append(p)
+    for b in result.blocks:
+        out += format_block(b, result, show_pipeline)
+        out.append("")
+    if result.legal:
+        total = result.cycles
+        best = sum(b.scheduler_cycles for b in result.blocks)
+        bound = sum(b.lower_bound for b in result.blocks)
+        out.append(f"result: LEGAL; {total} cycles (schedcc {best}, lower bound {bound})")
+    else:
+        bad = sum(1 for b in result.blocks if not b.legal) + len(result.problems)
+        out.append(f"result: ILLEGAL reordering ({_plural(bad, 'problem')}); exit status 1")
+    return "\n".join(out) + "\n"
+
+
+def result_json(result: CheckResult) -> dict:
+    blocks = []
+    for b in result.blocks:
+        blocks.append({
+            "function": b.function, "block": b.block, "legal": b.legal, "problems": b.problems,
+            "violations": [{"early": v.early, "needed": v.needed, "kind": v.kind, "reason": v.reason,
+                            "message": v.message, "line": v.loc.line if v.loc else None}
+                           for v in b.violations],
+            "order": b.order, "cycles": b.cycles, "original_cycles": b.original_cycles,
+            "scheduler_cycles": b.scheduler_cycles, "lower_bound": b.lower_bound,
+            "stalls": [{"id": i, "cycle": b.issue[i], "why": w} for i, w in sorted(b.stalls.items())],
+        })
+    return {"student": result.student.source, "original": result.original.source,
+            "target": result.target.name, "legal": result.legal, "cycles": result.cycles,
+            "problems": result.problems, "blocks": blocks}

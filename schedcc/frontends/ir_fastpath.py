@@ -1,0 +1,102 @@
+"""A fast path for the commonest IR lines, in front of the Lark parser.
+
+Lark's LALR parser spends about 10 microseconds per token in CPython, which
+alone would take several seconds on a 100,000-instruction block. Most lines
+of such a block have one of three shapes, ``d = a OP b``, ``d = load A[i + c]``
+and ``store A[i + c], v``; a single regular expression recognises those and
+builds exactly the statement the grammar's transformer would build. Any line
+it does not recognise in full (attributes, calls, labels, anything unusual,
+anything wrong) goes to Lark, which stays the definition of the language and
+the source of every error message. ``tests/test_parser_fastpath.py`` checks
+with hypothesis that both paths agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lark import Token
+
+from ..ir import INFIX_OPCODES, Affine, Const, Mem
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
+_REG = rf"(?:{_NAME}|[$%][A-Za-z0-9_][A-Za-z0-9_.]*)"
+_NUM = r"(?:0[xX][0-9a-fA-F]+|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)"
+_VAL = rf"(?:{_REG}|{_NUM})"
+_OP = r"(?:<<|>>|<=|>=|==|!=|[-+*/&|^<>])"
+_INDEX = r"[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*[-+][ \t]*\d+)?|\d+"
+_TAIL = r"[ \t]*(?:(?:#|//).*)?$"
+
+_BINARY = re.compile(rf"[ \t]*(?P<d>{_REG})[ \t]*=[ \t]*(?P<a>{_VAL})[ \t]*(?P<op>{_OP})[ \t]*(?P<b>{_VAL}){_TAIL}")
+_LOAD = re.compile(rf"[ \t]*(?P<d>{_REG})[ \t]*=[ \t]*(?P<opc>load)[ \t]+(?P<arr>[A-Za-z_][A-Za-z0-9_]*)?"
+                   rf"\[[ \t]*(?P<idx>{_INDEX})[ \t]*\]{_TAIL}")
+_STORE = re.compile(rf"[ \t]*(?P<opc>store)[ \t]+(?P<arr>[A-Za-z_][A-Za-z0-9_]*)?\[[ \t]*(?P<idx>{_INDEX})[ \t]*\]"
+                    rf"[ \t]*,[ \t]*(?P<v>{_VAL}){_TAIL}")
+_INDEX_PARTS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)?[ \t]*(?:([-+])[ \t]*(\d+))?|(\d+)")
+_KEYWORDS = {"func", "call"}
+_NUM_RE = re.compile(_NUM)
+
+
+def _token(text: str, line: int, col: int) -> Token:
+    kind = "SREG" if text[0] in "$%" else "NAME"
+    return Token(kind, text, line=line, column=col)
+
+
+def _value(m: re.Match, group: str, line: int):
+    text = m.group(group)
+    if _NUM_RE.fullmatch(text):
+        from .ir_text import parse_number
+        return Const(parse_number(text), text)
+    if text in _KEYWORDS:
+        raise ValueError
+    return _token(text, line, m.start(group) + 1)
+
+
+def _mem(m: re.Match, line: int):
+    from .ir_text import _MemRef
+    arr, idx = m.group("arr"), m.group("idx").strip()
+    parts = _INDEX_PARTS.fullmatch(idx)
+    if parts is None:
+        raise ValueError
+    reg, sign, num, lone = parts.groups()
+    if lone is not None:
+        if arr is None:
+            raise ValueError  # [16] is not a pointer reference; let Lark say so
+        aff = Affine((), int(lone))
+    else:
+        if reg in _KEYWORDS:
+            raise ValueError
+        const = int(num) if num else 0
+        aff = Affine(((reg, 1),), -const if sign == "-" else const)
+    col = m.start("arr") + 1 if arr else m.start("idx")
+    tok = Token("ARRAY" if arr else "NAME", arr or "[", line=line, column=col)
+    return _MemRef(Mem(arr, aff), tok)
+
+
+def fast_statement(text: str, line: int):
+    """The statement for one line of IR, or None when Lark must parse it."""
+    from .ir_text import _Stmt
+    try:
+        m = _BINARY.match(text)
+        if m is not None:
+            dest = m.group("d")
+            if dest in _KEYWORDS:
+                return None
+            d = _token(dest, line, m.start("d") + 1)
+            form = (d, INFIX_OPCODES[m.group("op")], d, [_value(m, "a", line), _value(m, "b", line)], "infix", None)
+            return _Stmt("instr", d, (form, ()))
+        m = _LOAD.match(text)
+        if m is not None:
+            dest = m.group("d")
+            if dest in _KEYWORDS:
+                return None
+            d = _token(dest, line, m.start("d") + 1)
+            opc = Token("NAME", "load", line=line, column=m.start("opc") + 1)
+            return _Stmt("instr", d, ((d, "load", d, [_mem(m, line)], "named", opc), ()))
+        m = _STORE.match(text)
+        if m is not None:
+            op = Token("NAME", "store", line=line, column=m.start("opc") + 1)
+            return _Stmt("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named", op), ()))
+    except ValueError:
+        return None
+    return None

@@ -1,0 +1,219 @@
+"""Checking a student's instruction order against the original program.
+
+:func:`check_reordering` answers, block by block: is the student's block a
+legal reordering of the original one (the same instructions, every
+dependence of the original respected), how many cycles it takes when issued
+in order on the target, and how far that is from schedcc's list schedule and
+from the lower bound. The first violated dependence is named in the
+lecture's words ("t1 = t0 + t1 is issued before t0 = t1 + t2 has produced t0:
+RAW on t0").
+
+Instructions are matched by their text (opcode, destination, operands and
+attributes; comments and spacing do not matter). Equal instructions are
+matched in order, which loses nothing: two equal instructions write the same
+register or memory, or order memory, so every legal order keeps them in
+their original order anyway.
+
+Complexity: O(n + e) per block plus the scheduler's O((n + e) log n).
+
+Example::
+
+    >>> from schedcc import parse
+    >>> original = parse("t0 = t1 + t2\\nt1 = t0 + t1\\n", "orig.ir")
+    >>> student = parse("t1 = t0 + t1\\nt0 = t1 + t2\\n", "mine.ir")
+    >>> result = check_reordering(student, original, "mips4")
+    >>> result.legal, result.blocks[0].violations[0].message
+    (False, 't1 = t0 + t1 is issued before t0 = t1 + t2 has produced t0: RAW on t0')
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .dag import build_dag
+from .ir import Block, Instr, Loc, Program
+from .sched import list_schedule, lower_bound
+from .sim import simulate_in_order
+from .target import Target, check_opcodes, load_target
+
+
+@dataclass
+class Violation:
+    """Instruction ``early`` (original index) is issued before ``needed`` although it depends on it."""
+
+    early: int
+    needed: int
+    kind: str
+    reason: str
+    message: str
+    loc: Loc | None = None         # where the early instruction is in the student's file
+    needed_loc: Loc | None = None  # where the needed one is
+
+
+@dataclass
+class BlockCheck:
+    function: str
+    block: str
+    instructions: int
+    problems: list[str] = field(default_factory=list)   # not the same instructions
+    violations: list[Violation] = field(default_factory=list)
+    order: list[int] = field(default_factory=list)      # the student's order, as original indices
+    cycles: int | None = None                           # the student's makespan (when legal)
+    issue: dict[int, int] = field(default_factory=dict)  # original index -> issue cycle in the student's order
+    stalls: dict[int, str] = field(default_factory=dict)  # original index -> why it waited
+    original_cycles: int = 0
+    scheduler_cycles: int = 0
+    lower_bound: int = 0
+    bound_reason: str = ""
+    dag: nx.DiGraph | None = None
+
+    @property
+    def legal(self) -> bool:
+        return not self.problems and not self.violations
+
+
+@dataclass
+class CheckResult:
+    student: Program
+    original: Program
+    target: Target
+    priority: str
+    problems: list[str] = field(default_factory=list)  # functions or blocks missing or extra
+    blocks: list[BlockCheck] = field(default_factory=list)
+
+    @property
+    def legal(self) -> bool:
+        return not self.problems and all(b.legal for b in self.blocks)
+
+    @property
+    def cycles(self) -> int | None:
+        if not self.legal:
+            return None
+        return sum(b.cycles or 0 for b in self.blocks)
+
+
+def check_reordering(student: Program, original: Program, target: Target | str,
+                     priority: str = "critical-path") -> CheckResult:
+    """Check *student* against *original* on *target*; see the module docstring.
+
+    Raises :class:`~schedcc.errors.SchedccError` when a program uses an opcode the
+    target does not know (bad input, not an illegal order).
+    """
+    tgt = load_target(target)
+    check_opcodes(original, tgt)
+    check_opcodes(student, tgt)
+    result = CheckResult(student, original, tgt, priority)
+    theirs = {f.name: f for f in student.functions}
+    for func in original.functions:
+        other = theirs.pop(func.name, None)
+        if other is None:
+            result.problems.append(f"function {func.name} is missing from {student.source}")
+            continue
+        their_blocks = {b.label: b for b in other.blocks}
+        for block in func.blocks:
+            mine = their_blocks.pop(block.label, None)
+            if mine is None:
+                result.problems.append(f"block {func.name} / {block.label} is missing from {student.source}")
+                continue
+            result.blocks.append(check_block(func.name, mine, block, tgt, priority))
+        for label in their_blocks:
+            result.problems.append(f"block {func.name} / {label} of {student.source} is not in {original.source}")
+    for name in theirs:
+        result.problems.append(f"function {name} of {student.source} is not in {original.source}")
+    return result
+
+
+def check_block(function: str, student: Block, original: Block, target: Target,
+                priority: str = "critical-path") -> BlockCheck:
+    """Check one block (see :func:`check_reordering`)."""
+    dag = build_dag(original, target)
+    res = BlockCheck(function, original.label, len(original.instrs), dag=dag)
+    sched = list_schedule(dag, target, priority=priority)
+    bound = lower_bound(dag, target)
+    res.original_cycles = simulate_in_order(original, target, dag).makespan
+    res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
+    order = _match(student, original, res.problems)
+    if res.problems:
+        return res
+    res.order = order
+    res.violations = _violations(dag, order, student)
+    if res.violations:
+        return res
+    # Issue the student's order in order, with the original's dependences.
+    position = {orig: pos for pos, orig in enumerate(order)}
+    relabelled = nx.relabel_nodes(dag, position)
+    sim = simulate_in_order(student, target, relabelled)
+    res.cycles = sim.makespan
+    res.issue = {orig: sim.cycle[pos] for orig, pos in position.items()}
+    res.stalls = {order[pos]: why for pos, why in sim.stall.items()}
+    return res
+
+
+def _match(student: Block, original: Block, problems: list[str]) -> list[int]:
+    """Original index of each student instruction, equal ones matched in order."""
+    where: dict[Instr, deque[int]] = defaultdict(deque)
+    for i, ins in enumerate(original.instrs):
+        where[ins].append(i)
+    order: list[int] = []
+    for ins in student.instrs:
+        queue = where.get(ins)
+        if queue:
+            order.append(queue.popleft())
+        else:
+            problems.append(f"{_at(ins.loc)}{ins} is not an instruction of the original block "
+                            f"(or it appears there fewer times)")
+    for queue in where.values():
+        for i in queue:
+            ins = original.instrs[i]
+            problems.append(f"{_at(ins.loc)}{ins} of the original is missing from your block")
+    return order
+
+
+def _at(loc: Loc | None) -> str:
+    return f"{loc}: " if loc is not None else ""
+
+
+_RANK = {"RAW": 0, "MEM": 1, "WAW": 2, "WAR": 3, "CTRL": 4}
+
+
+def _violations(dag: nx.DiGraph, order: list[int], student: Block) -> list[Violation]:
+    """Every dependence of *dag* that the student's order breaks, in the student's order."""
+    placed: set[int] = set()
+    loc_of = {orig: student.instrs[pos].loc for pos, orig in enumerate(order)}
+    out: list[Violation] = []
+    for v in order:
+        late = [u for u in dag.pred[v] if u not in placed]
+        late.sort(key=lambda u: (_RANK.get(dag.edges[u, v]["kind"], 9), u))
+        for u in late:
+            d = dag.edges[u, v]
+            out.append(Violation(v, u, d["kind"], d["reason"], violation_text(dag, u, v),
+                                 loc_of.get(v), loc_of.get(u)))
+        placed.add(v)
+    return out
+
+
+def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
+    """Why *v* may not be issued before *u*, in the lecture's words."""
+    d = dag.edges[u, v]
+    first, then = dag.nodes[u]["instr"], dag.nodes[v]["instr"]
+    kind, what = d["kind"], d["reason"]
+    if kind == "RAW":
+        return f"{then} is issued before {first} has produced {what}: RAW on {what}"
+    if kind == "WAR":
+        return f"{then} is issued before {first} has read {what}: WAR on {what}"
+    if kind == "WAW":
+        return f"{then} is issued before {first}, which writes {what} first: WAW on {what}"
+    if kind == "CTRL":
+        return f"the terminator {then} is issued before {first}: the terminator must stay last"
+    hazard = d.get("mem", "")
+    if hazard == "RAW":
+        return f"{then} is issued before {first} has stored {what}: RAW through memory on {what}"
+    if hazard == "WAR":
+        return f"{then} is issued before {first} has read {what}: WAR through memory on {what}"
+    if hazard == "WAW":
+        return f"{then} is issued before {first}, which stores {what} first: WAW through memory on {what}"
+    return (f"{then} is issued before {first}: a call or an instruction with unknown side effects "
+            f"orders all memory ({what})")

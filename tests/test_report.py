@@ -1,0 +1,135 @@
+"""schedcc report: a self-contained HTML page, checked as text and in a real headless browser."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import pytest
+
+from schedcc import parse
+from schedcc.cli import main
+from schedcc.driver import schedule_program
+from schedcc.report import kernel
+from schedcc.report.html import report_html
+
+sys.path.insert(0, str(Path(__file__).parent))
+from png_pixels import non_white_fraction, read_png  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOP = """func f(n) {
+entry:
+  i = 0
+  jmp loop
+loop:
+  b = load B[i]
+  t = a * b
+  c = load C[i]
+  c2 = c + t
+  store C[i], c2
+  i = i + 1
+  k = i < n
+  br k, loop, done
+done:
+  ret
+}
+"""
+
+
+@pytest.fixture
+def lecture_page(tmp_path, capsys):
+    out = tmp_path / "lecture.html"
+    assert main(["report", str(ROOT / "examples" / "lecture.ir"), "--target", "mips4", "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    return out
+
+
+def test_page_is_self_contained(lecture_page):
+    page = lecture_page.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script" not in page.lower()
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', page), "the page must not load anything"
+    assert "<link" not in page.lower() and "@import" not in page
+    # The DAG (Graphviz), the schedule table, the pipeline diagram and the walkthrough.
+    if shutil.which("dot"):
+        assert 'class="node"' in page
+    assert "<table class=\"sched\">" in page
+    assert "original order: 11 cycles" in page and "scheduled order: 9 cycles" in page
+    assert "the lecture&#x27;s walkthrough" in page or "the lecture's walkthrough" in page
+    assert "every priority is the lecture&#x27;s weight + 3" in page
+
+
+def test_report_refuses_to_overwrite_input(tmp_path, capsys):
+    src = tmp_path / "p.ir"
+    src.write_text("t0 = t1 + t2\n")
+    assert main(["report", str(src), "-o", str(src)]) == 2
+    assert src.read_text() == "t0 = t1 + t2\n"
+    assert "refusing to overwrite" in capsys.readouterr().err
+
+
+def test_loop_without_modulo_scheduler_is_skipped_with_a_reason(monkeypatch):
+    monkeypatch.setattr(kernel, "modulo_available", lambda: False)
+    result = schedule_program(parse(LOOP, "loop.ir"), "la464", explain=True)
+    page = report_html(result, LOOP)
+    assert "Software pipelining" in page and "has no modulo scheduler" in page
+
+
+def test_no_loop_no_kernel_section():
+    result = schedule_program(parse("t0 = t1 + t2\n", "x.ir"), "mips4", explain=True)
+    assert "Software pipelining" not in report_html(result)
+
+
+def test_kernel_hook_is_used_when_the_modulo_scheduler_exists(monkeypatch):
+    fake = types.ModuleType("schedcc.sched.modulo")
+    fake.report_kernels = lambda program, target: [
+        ("loop / loop", '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><text>KERNEL</text></svg>',
+         "II 2 (ResMII 2, RecMII 1)")]
+    monkeypatch.setitem(sys.modules, "schedcc.sched.modulo", fake)
+    monkeypatch.setattr(kernel, "modulo_available", lambda: True)
+    result = schedule_program(parse(LOOP, "loop.ir"), "la464", explain=True)
+    page = report_html(result, LOOP)
+    assert "<text>KERNEL</text>" in page and "II 2 (ResMII 2, RecMII 1)" in page
+    assert "<?xml" not in page
+
+
+def find_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def screenshot(page: Path, png: Path, width: int = 1280, height: int = 2400) -> None:
+    browser = find_chromium()
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [browser, "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--hide-scrollbars", f"--user-data-dir={profile}", f"--window-size={width},{height}",
+               f"--screenshot={png}", page.resolve().as_uri()]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.insert(1, "--no-sandbox")  # Chromium refuses to run as root inside its sandbox
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and png.exists(), proc.stderr[-2000:]
+
+
+@pytest.mark.skipif(find_chromium() is None,
+                    reason="chromium is not installed (apt-get install chromium; "
+                           "`python3 tasks.py test` installs it when CI is set)")
+def test_report_renders_in_headless_chromium(lecture_page, tmp_path):
+    png = tmp_path / "lecture.png"
+    screenshot(lecture_page, png)
+    assert png.stat().st_size > 30_000, "the screenshot is suspiciously small"
+    image = read_png(png)
+    assert image.shape[0] == 2400 and image.shape[1] == 1280
+    assert non_white_fraction(image) > 0.05, "the page rendered (almost) blank"
+    # The dark header band is drawn at the top: the CSS was applied.
+    assert image[10, 10, :3].tolist() == [0x24, 0x3b, 0x53]
+    # Keep a copy for people to look at.
+    keep = os.environ.get("SCHEDCC_SCREENSHOT_DIR")
+    if keep:
+        shutil.copy(png, Path(keep) / "report-lecture.png")
