@@ -60,10 +60,10 @@ def _instrs(text, name="t.ll", block=0):
 def test_llvm_instructions_and_memory_references():
     got = [str(i) for i in _instrs(LL)]
     assert got == [
-        "store %a[0], %n {width = 4}",
+        "store %a[0], %n {width = 4, private = true}",
         "%b1 = add %b, 8",
-        "store %b[8], 7, %b1 {width = 8}",
-        "%x = load %a[0] {width = 4}",
+        "store %b[8], 7, %b1 {width = 8, private = true}",
+        "%x = load %a[0] {width = 4, private = true}",
         "%q = add %p, 24",
         "%y = load [%p + 24], %q {width = 8}",
         "%i = mov %n",
@@ -82,7 +82,8 @@ def test_llvm_distinct_objects_do_not_alias_but_unknown_pointers_may():
     mem = {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "MEM"}
     assert (0, 3) in mem            # store %a -> load %a
     assert (2, 3) not in mem        # %b and %a are different allocas
-    assert (0, 5) in mem and (2, 5) in mem  # [%p + 24] may point anywhere
+    assert (0, 5) not in mem and (2, 5) not in mem  # [%p + 24] cannot reach the private allocas
+    assert (5, 8) in mem            # but it may point into @g
     assert (9, 10) not in mem       # @g and @h do not alias
     assert (1, 2) in {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "RAW"}  # address first
 
@@ -288,3 +289,38 @@ def test_docstring_examples(module):
     import importlib
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_llvm_private_allocas_are_out_of_reach_of_pointers():
+    text = """\
+declare void @use(ptr)
+declare void @llvm.lifetime.start.p0(i64, ptr)
+
+define i32 @e(ptr %p, ptr %q) {
+  %kept = alloca i32, align 4
+  %arr = alloca [4 x i32], align 4
+  %stored = alloca i32, align 4
+  %passed = alloca [2 x i32], align 4
+  call void @llvm.lifetime.start.p0(i64 16, ptr %arr)
+  %a1 = getelementptr inbounds [4 x i32], ptr %arr, i64 0, i64 1
+  store ptr %stored, ptr %q, align 8
+  %p1 = getelementptr inbounds [2 x i32], ptr %passed, i64 0, i64 1
+  call void @use(ptr %p1)
+  store i32 1, ptr %kept, align 4
+  store i32 2, ptr %a1, align 4
+  store i32 3, ptr %stored, align 4
+  store i32 4, ptr %passed, align 4
+  %x = load i32, ptr %p, align 4
+  ret i32 %x
+}
+"""
+    fn = parse_file(text, "e.ll").functions[0]
+    block = fn.blocks[0]
+    private = {str(i.operands[0]).split("[")[0] for i in block.instrs if i.attr("private")}
+    assert private == {"%kept", "%arr"}
+    dag = build_dag(block, "la464")
+    load = len(block.instrs) - 2
+    stores = {str(block.instrs[u].operands[0]).split("[")[0]: u for u in range(load)
+              if block.instrs[u].opcode == "store" and block.instrs[u].attr("width") == 4}
+    assert not dag.has_edge(stores["%kept"], load) and not dag.has_edge(stores["%arr"], load)
+    assert dag.has_edge(stores["%stored"], load) and dag.has_edge(stores["%passed"], load)
