@@ -151,5 +151,6 @@ def test_lightir_with_typed_pointers_runs_the_same(tmp_path, program, target):
     for ll in (original, scheduled):
         exe = tmp_path / (ll.stem + ".exe")
         run(["clang-16", "-w", ll, LIGHTIR / "runtime.c", "-o", exe])
-        outputs.append(run([exe]).stdout)
+        # LightIR's `void main` leaves an arbitrary exit status: compare what it prints
+        outputs.append(subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout)
     assert outputs[0] == outputs[1] and outputs[0]
