@@ -18,6 +18,7 @@ SEEDS = {
     "kernel.ll": (ROOT / "examples" / "frontends" / "kernel.ll").read_text(),
     "kernel.s": (ROOT / "examples" / "frontends" / "kernel.s").read_text(),
     "style.s": (ROOT / "tests" / "data" / "gcc_and_course_style.s").read_text(),
+    "lightir.ll": (ROOT / "tests" / "data" / "lightir" / "gcd_array.ll").read_text(),
 }
 PIECES = [" ", ",", "%", "$", "@", "!", ":", "(", ")", "[", "]", "{", "}", "\n", "i32", "ptr", "0",
           "-1", "label", "ld.w", "$sp", "%x", "add", "store", "x", "\t", "#", ";", '"', ".L1:", "bl"]
