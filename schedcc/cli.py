@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "pipeline": "schedcc.commands.pipeline",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
+    "run": "schedcc.commands.run",
+    "deps": "schedcc.commands.deps",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

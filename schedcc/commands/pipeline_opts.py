@@ -1,0 +1,57 @@
+"""The ``--pipeline`` family of options of the default command (software pipelining).
+
+Kept apart from ``schedule.py`` so that the default command only hands over to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..emit.json_out import dumps
+from ..emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
+from ..fileio import write_output
+from ..ir import print_program
+from ..pipeliner import pipeline_program
+from ..sched.modulo import ALGORITHMS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("software pipelining (docs/modulo.md)")
+    group.add_argument("--pipeline", action="store_true",
+                       help="modulo-schedule every loop: II, stages, registers, kernel table, generated code "
+                            "(-o writes the pipelined program)")
+    group.add_argument("--modulo", choices=list(ALGORITHMS), default="ims",
+                       help="modulo scheduler: " + "; ".join(f"{k}: {v}" for k, v in ALGORITHMS.items()))
+    group.add_argument("--emit-kernel", metavar="FILE",
+                       help="draw overlapping iterations, not pipelined vs pipelined (.svg or .png); implies --pipeline")
+
+
+def wants_pipeline(args: argparse.Namespace) -> bool:
+    return bool(args.pipeline or args.emit_kernel)
+
+
+def run_pipeline(args: argparse.Namespace, program, list_doc=None) -> int:
+    """Pipeline *program*; print the report (text) or add ``loops`` to the JSON document *list_doc*."""
+    result = pipeline_program(program, args.target, algorithm=args.modulo)
+    inputs = (args.file,)
+    notes = []
+    if args.output:
+        write_output(args.output, print_program(result.transformed), inputs)
+    if args.emit_kernel:
+        from ..viz.kernel import write_kernel_picture
+        note = write_kernel_picture(args.emit_kernel, result.loops, result.target, inputs)
+        if note:
+            notes.append(note)
+    if args.format == "json":
+        doc = dict(list_doc or {})
+        doc["loops"] = loops_json(result)
+        sys.stdout.write(dumps(doc))
+    else:
+        sys.stdout.write(format_pipeline(result))
+        if args.explain:
+            for res in result.loops:
+                sys.stdout.write("\n" + format_pipeline_explain(res))
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0

@@ -1,0 +1,156 @@
+"""Reports for ``schedcc FILE --pipeline``: text, ``--explain`` and the JSON ``loops`` list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import print_block
+from ..pipeliner import LoopResult, PipelineResult
+from ..sched.modulo import ALGORITHMS
+
+
+def _instr(res: LoopResult, n) -> str:
+    return str(res.dag.nodes[n]["instr"])
+
+
+def recurrence_text(res: LoopResult) -> str:
+    rec = res.schedule.mii.rec
+    if not rec.cycle:
+        return "no recurrence"
+    steps = " -> ".join(f"#{n} {_instr(res, n)}" for n in rec.cycle + rec.cycle[:1])
+    return f"{steps}: latency {rec.latency} over {rec.distance} iteration{'s' if rec.distance != 1 else ''}"
+
+
+def bound_text(res: LoopResult) -> str:
+    """What sets the II, in words."""
+    s = res.schedule
+    m = s.mii
+    if m.rec.value > m.res.value:
+        why = f"the recurrence {recurrence_text(res)} (RecMII {m.rec.value})"
+    elif m.res.value > m.rec.value:
+        why = f"resources: {m.res.reason} (ResMII {m.res.value})"
+    else:
+        why = f"both resources ({m.res.reason}) and the recurrence {recurrence_text(res)} (MII {m.value})"
+    if s.ii > m.value:
+        return f"II {s.ii} is {s.ii - m.value} above the MII {m.value}, bound by {why}"
+    return f"II {s.ii} = MII, bound by {why}"
+
+
+def kernel_table(res: LoopResult, target) -> list[str]:
+    """The modulo reservation table: rows = cycle mod II, columns = the units the loop uses."""
+    s = res.schedule
+    used_groups = []
+    for n in res.dag.nodes:
+        for g, members in target.groups.items():
+            if s.unit[n] in members and g not in used_groups:
+                used_groups.append(g)
+    columns = [u for g in target.groups if g in used_groups for u in target.groups[g]]
+    for n in res.dag.nodes:  # units outside the target's groups (graphs from elsewhere)
+        if s.unit[n] not in columns:
+            columns.append(s.unit[n])
+    cells = {(r, u): "" for r in range(s.ii) for u in columns}
+    for n in sorted(res.dag.nodes, key=lambda n: s.cycle[n]):
+        key = (s.row(n), s.unit[n])
+        text = f"#{n} {_instr(res, n)} [s{s.stage(n)}]"
+        cells[key] = (cells[key] + "; " if cells[key] else "") + text
+        occ = res.dag.nodes[n].get("occupancy", 1)
+        for k in range(1, min(occ, s.ii)):
+            r = (s.cycle[n] + k) % s.ii
+            cells[(r, s.unit[n])] = cells[(r, s.unit[n])] or f"(#{n} busy)"
+    header = ["row"] + columns
+    rows = [[str(r)] + [cells[(r, u)] or "." for u in columns] for r in range(s.ii)]
+    widths = [max(len(x[i]) for x in rows + [header]) for i in range(len(header))]
+    fmt = lambda r: " | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return [fmt(header), "-+-".join("-" * w for w in widths)] + [fmt(r) for r in rows]
+
+
+def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
+    head = f"{res.loop.function.name} / {res.loop.block.label}"
+    if not res.pipelined:
+        return f"{head}: not pipelined: {res.reason}"
+    s, p = res.schedule, res.pressure
+    m = s.mii
+    lines = [f"{head}: software-pipelined on {target.name} ({s.algorithm}: {ALGORITHMS[s.algorithm].split(':')[0]})"]
+    lines.append(f"  ResMII {m.res.value}: {m.res.reason}")
+    lines.append(f"  RecMII {m.rec.value}: {recurrence_text(res)}")
+    lines.append(f"  {bound_text(res)}")
+    lines.append(f"  stages {s.stages} (one iteration takes {s.length} cycles); MaxLive {p.max_live}; "
+                 f"registers after modulo variable expansion {p.registers} (kernel unrolled {p.unroll}x)")
+    before = res.cycles_before
+    speed = f": {before / s.ii:.2f}x faster" if s.ii else ""
+    lines.append(f"  cycles per iteration: {before} before (list-scheduled, one iteration at a time), "
+                 f"{s.ii} after (II){speed}")
+    lines.append("  verified: every dependence holds at its iteration distance; no unit used twice in a row")
+    lines.append("  kernel (modulo reservation table; row = cycle mod II, [sN] = stage):")
+    lines += ["    " + line for line in kernel_table(res, target)]
+    if show_code:
+        lines.append("  generated code:")
+        for b in res.blocks:
+            lines += ["    " + line for line in print_block(b).splitlines()]
+    return "\n".join(lines)
+
+
+def format_pipeline(result: PipelineResult, show_code: bool = True) -> str:
+    t = result.target
+    units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
+    out = [f"target {t.name}: issue width {t.issue_width}; units {units}", ""]
+    if not result.loops:
+        out.append("no loops found (a loop is a block that branches back to itself or to an earlier block)")
+    for res in result.loops:
+        out.append(format_loop(res, t, show_code))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def format_pipeline_explain(res: LoopResult) -> str:
+    head = f"{res.loop.function.name} / {res.loop.block.label}"
+    if not res.pipelined:
+        return f"{head}: not pipelined: {res.reason}\n"
+    s = res.schedule
+    lines = [f"{head}: how the II was found"]
+    lines.append(f"  lower bounds: ResMII {s.mii.res.value} ({s.mii.res.reason}); "
+                 f"RecMII {s.mii.rec.value} ({recurrence_text(res)})")
+    lines.append(f"  {bound_text(res)}")
+    lines.append(f"  scheduler: {ALGORITHMS[s.algorithm]}")
+    for a in s.attempts:
+        work = f"{a.placements} placements" + (f", {a.evictions} evictions" if s.algorithm == "ims" or a.evictions else "")
+        lines.append(f"  tried II {a.ii}: {a.outcome} ({work})")
+    lines.append(f"  stage scheduling: {s.stage_moves} operation{'s' if s.stage_moves != 1 else ''} moved by whole "
+                 "stages (same rows, so the same resources) to shorten lifetimes")
+    p = res.pressure
+    longest = max(p.lifetime.items(), key=lambda kv: kv[1], default=None)
+    if longest is not None:
+        n, length = longest
+        lines.append(f"  registers: the longest lifetime is {length} cycles (#{n} {_instr(res, n)}), so the kernel "
+                     f"is unrolled ceil({length}/{s.ii}) = {p.unroll} times for modulo variable expansion")
+    return "\n".join(lines) + "\n"
+
+
+def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
+    """The ``loops`` list of ``--format json`` (schema in docs/modulo.md)."""
+    out = []
+    for res in result.loops:
+        entry: dict[str, Any] = {"function": res.loop.function.name, "block": res.loop.block.label,
+                                 "cycles_before": res.cycles_before}
+        if not res.pipelined:
+            entry.update({"ii": None, "reason": res.reason})
+            out.append(entry)
+            continue
+        s, p, m = res.schedule, res.pressure, res.schedule.mii
+        entry.update({
+            "res_mii": m.res.value, "res_mii_reason": m.res.reason,
+            "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),
+            "mii": m.value, "ii": s.ii, "stages": s.stages, "algorithm": s.algorithm,
+            "max_live": p.max_live, "registers": p.registers, "unroll": p.unroll, "stage_moves": s.stage_moves,
+            "attempts": [{"ii": a.ii, "outcome": a.outcome, "placements": a.placements,
+                          "evictions": a.evictions} for a in s.attempts],
+            "kernel": [{"id": n, "text": _instr(res, n), "cycle": s.cycle[n], "stage": s.stage(n),
+                        "row": s.row(n), "unit": s.unit[n]}
+                       for n in sorted(res.dag.nodes, key=lambda n: (s.cycle[n], n))],
+            "edges": [{"src": u, "dst": v, "kind": d["kind"], "latency": d["latency"],
+                       "distance": d["distance"], "reason": d["reason"], **({"mem": d["mem"]} if "mem" in d else {})}
+                      for u, v, d in sorted(res.dag.edges(data=True), key=lambda e: (e[0], e[1]))],
+            "code": [{"label": b.label, "instructions": [str(i) for i in b.instrs]} for b in res.blocks],
+        })
+        out.append(entry)
+    return out

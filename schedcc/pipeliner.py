@@ -1,0 +1,100 @@
+"""Software pipelining of a whole program: find the loops, modulo-schedule them,
+check the schedules, generate the pipelined code.
+
+:func:`pipeline_program` is what ``schedcc FILE --pipeline`` runs; it returns
+one :class:`LoopResult` per loop (pipelined or not, with the reason) and the
+transformed program, which parses again as IR.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> prog = parse(open("examples/loops/lecture_cj.ir").read())
+    >>> res = pipeline_program(prog, "la464")
+    >>> [(r.name, r.schedule.ii, r.schedule.stages) for r in res.loops]
+    [('lecture/loop', 2, 6)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import networkx as nx
+
+from .dag import build_dag
+from .errors import SchedccError
+from .ir import Block, Program
+from .loops import Loop, NotPipelined, find_loops, loop_dag
+from .sched import list_schedule
+from .sched.lifetimes import RegisterPressure, register_pressure
+from .sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
+from .sched.modulo_verify import verify_modulo
+from .swp_codegen import generate
+from .target import Target, check_opcodes, load_target
+
+
+@dataclass
+class LoopResult:
+    """One loop: its dependence graph, modulo schedule, register pressure and new code,
+    or (``schedule is None``) the reason it was left alone."""
+
+    loop: Loop | NotPipelined
+    dag: nx.DiGraph | None = None
+    schedule: ModuloSchedule | None = None
+    pressure: RegisterPressure | None = None
+    cycles_before: int = 0          # one iteration list-scheduled, without overlap
+    blocks: list[Block] | None = None
+    reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.loop.name
+
+    @property
+    def pipelined(self) -> bool:
+        return self.schedule is not None
+
+
+@dataclass
+class PipelineResult:
+    program: Program
+    target: Target
+    loops: list[LoopResult]
+    transformed: Program
+
+
+def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+                  accept: AcceptFunction | None = None) -> LoopResult:
+    """Modulo-schedule one loop, verify the schedule and generate its code."""
+    before = list_schedule(build_dag(loop.block, target), target).makespan
+    if isinstance(loop, NotPipelined):
+        return LoopResult(loop, cycles_before=before, reason=loop.reason)
+    dag = loop_dag(loop, target)
+    try:
+        sched = modulo_schedule(dag, target, algorithm=algorithm, accept=accept)
+    except SchedccError as err:
+        return LoopResult(loop, dag, cycles_before=before, reason=err.message)
+    verify_modulo(dag, sched.ii, sched.cycle, sched.unit, target.issue_width)
+    pressure = register_pressure(dag, sched.ii, sched.cycle)
+    blocks = generate(loop, sched, pressure)
+    return LoopResult(loop, dag, sched, pressure, before, blocks)
+
+
+def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
+                     accept: AcceptFunction | None = None) -> PipelineResult:
+    """Pipeline every loop of *program* that can be; see the module docstring."""
+    tgt = load_target(target)
+    check_opcodes(program, tgt)
+    results: list[LoopResult] = []
+    functions = []
+    for func in program.functions:
+        new_blocks: dict[str, list[Block]] = {}
+        for loop in find_loops(func):
+            res = pipeline_loop(loop, tgt, algorithm, accept)
+            results.append(res)
+            if res.blocks is not None:
+                new_blocks[loop.block.label] = res.blocks
+        blocks = []
+        for b in func.blocks:
+            blocks.extend(new_blocks.get(b.label, [b]))
+        functions.append(replace(func, blocks=tuple(blocks)))
+    return PipelineResult(program, tgt, results, replace(program, functions=tuple(functions)))

@@ -1,0 +1,138 @@
+"""Register pressure of a modulo schedule: lifetimes, MaxLive and modulo variable expansion.
+
+A value is defined by a node and read along its ``RAW`` edges (a use of
+distance d reads the value of d iterations earlier). Its *lifetime* runs from
+the definition's issue to the last use's issue, ``max(cycle[v] + d * II) -
+cycle[u]`` (at least 1 cycle). Folded onto the kernel's II rows, the values
+alive in a row must all sit in different registers: **MaxLive** is the largest
+count over the rows, a lower bound on registers.
+
+Without rotating registers a value living longer than II would be overwritten
+by the next iteration's definition before its last use. **Modulo variable
+expansion** unrolls the kernel ``u = max ceil(lifetime / II)`` times and gives
+every value ``q`` copies (the smallest divisor of u not below its own
+``ceil(lifetime / II)``), used round-robin by successive iterations;
+**registers** is the total number of copies.
+
+O(n + e). Example::
+
+    >>> import networkx as nx
+    >>> g = nx.DiGraph(); g.add_node(0, latency=4); g.add_node(1, latency=1)
+    >>> g.add_edge(0, 1, kind="RAW", latency=4, distance=0)
+    >>> p = register_pressure(g, 2, {0: 0, 1: 4})
+    >>> p.lifetime, p.live_per_row, p.unroll, p.copies, p.registers
+    ({0: 4}, [2, 2], 2, {0: 2}, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Hashable, Mapping
+
+import networkx as nx
+
+
+@dataclass(frozen=True)
+class RegisterPressure:
+    lifetime: dict[Hashable, int]   # value (defining node) -> cycles
+    live_per_row: list[int]          # values alive in each kernel row
+    unroll: int                      # kernel unroll factor of modulo variable expansion
+    copies: dict[Hashable, int]      # registers per value after expansion
+
+    @property
+    def max_live(self) -> int:
+        return max(self.live_per_row, default=0)
+
+    @property
+    def registers(self) -> int:
+        return sum(self.copies.values())
+
+
+def defines_value(dag: nx.DiGraph, n: Hashable) -> bool:
+    instr = dag.nodes[n].get("instr")
+    if instr is not None:
+        return instr.dest is not None
+    return any(d.get("kind") == "RAW" for d in dag.succ[n].values())
+
+
+def value_lifetime(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], n: Hashable) -> int:
+    """Cycles the value defined by *n* stays alive (see the module docstring)."""
+    # An operation that ends the kernel (the loop branch) comes after everything else
+    # in its row, so it reads at the end of its cycle.
+    ends = [cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0)
+            for v, d in dag.succ[n].items() if d.get("kind") == "RAW"]
+    end = max(ends) if ends else cycle[n] + int(dag.nodes[n].get("latency", 1))
+    return max(end - cycle[n], 1)
+
+
+def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int]) -> RegisterPressure:
+    """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module docstring."""
+    lifetime = {n: value_lifetime(dag, ii, cycle, n) for n in dag.nodes if defines_value(dag, n)}
+    rows = [0] * ii
+    for n, length in lifetime.items():
+        full, extra = divmod(length, ii)
+        if full:
+            rows = [r + full for r in rows]
+        for k in range(extra):
+            rows[(cycle[n] + k) % ii] += 1
+    need = {n: max(1, math.ceil(length / ii)) for n, length in lifetime.items()}
+    unroll = max(need.values(), default=1)
+    divisors = [q for q in range(1, unroll + 1) if unroll % q == 0]
+    copies = {n: next(q for q in divisors if q >= k) for n, k in need.items()}
+    return RegisterPressure(lifetime, rows, unroll, copies)
+
+
+def stage_schedule(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], rounds: int = 8
+                   ) -> tuple[dict[Hashable, int], int]:
+    """Shorten lifetimes by moving operations whole stages (Eichenberger and Davidson's
+    *stage scheduling*): moving an operation by a multiple of II keeps its row, hence
+    every resource, so only dependences limit the move. Each operation goes to the
+    stage, within what its dependences allow, that minimises the lifetimes of the value
+    it defines and of the values it reads; repeated until nothing moves.
+
+    Returns (new cycles, number of moves). O(rounds * (n + e) * S) for S stages.
+    """
+    cyc = dict(cycle)
+    values = {n for n in dag.nodes if defines_value(dag, n)}
+    moves = 0
+
+    def cost(n) -> int:
+        total = value_lifetime(dag, ii, cyc, n) if n in values else 0
+        for p, d in dag.pred[n].items():
+            if d.get("kind") == "RAW" and p in values and p != n:
+                total += value_lifetime(dag, ii, cyc, p)
+        return total
+
+    for _ in range(rounds):
+        changed = False
+        for n in dag.nodes:
+            lo, hi = -10**9, 10**9
+            t = cyc[n]
+            for p, d in dag.pred[n].items():
+                if p != n:
+                    need = cyc[p] + d["latency"] - d.get("distance", 0) * ii - t
+                    lo = max(lo, -((-need) // ii))
+            for s_, d in dag.succ[n].items():
+                if s_ != n:
+                    room = cyc[s_] + d.get("distance", 0) * ii - d["latency"] - t
+                    hi = min(hi, room // ii)
+            lo, hi = max(lo, -4), min(hi, 4)
+            if lo > hi:
+                continue
+            best_k, best = 0, cost(n)
+            for k in range(lo, hi + 1):
+                if k == 0:
+                    continue
+                cyc[n] = t + k * ii
+                c = cost(n)
+                if c < best:
+                    best_k, best = k, c
+            cyc[n] = t + best_k * ii
+            if best_k:
+                moves += 1
+                changed = True
+        if not changed:
+            break
+    shift = -(min(cyc.values(), default=0) // ii) * ii
+    return {n: c + shift for n, c in cyc.items()}, moves

@@ -1,0 +1,142 @@
+"""Modulo schedulers, the independent verifier and register pressure."""
+
+import glob
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from schedcc import parse
+from schedcc.errors import SchedccError
+from schedcc.loops import Loop, find_loops, loop_dag
+from schedcc.sched.lifetimes import register_pressure
+from schedcc.sched.modulo import modulo_schedule
+from schedcc.sched.modulo_verify import ModuloVerificationError, verify_modulo
+from schedcc.target import load_target
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOP_FILES = sorted(glob.glob(str(ROOT / "examples" / "loops" / "*.ir")))
+
+
+def example_loops():
+    for path in LOOP_FILES:
+        for func in parse(Path(path).read_text()).functions:
+            for loop in find_loops(func):
+                if isinstance(loop, Loop):
+                    yield Path(path).stem, loop
+
+
+def test_there_are_at_least_30_loop_kernels():
+    assert len(list(example_loops())) >= 30
+
+
+@pytest.mark.parametrize("target", ["la464", "la664", "generic"])
+@pytest.mark.parametrize("algorithm", ["ims", "swing"])
+def test_every_example_schedule_verifies(target, algorithm):
+    tgt = load_target(target)
+    for name, loop in example_loops():
+        try:
+            dag = loop_dag(loop, tgt)
+        except SchedccError:
+            continue  # an opcode this target does not have
+        s = modulo_schedule(dag, tgt, algorithm=algorithm)
+        verify_modulo(dag, s.ii, s.cycle, s.unit, tgt.issue_width)
+        assert s.ii >= s.mii.value and s.algorithm == algorithm
+        assert min(s.cycle.values()) >= 0
+        p = register_pressure(dag, s.ii, s.cycle)
+        assert p.registers >= p.max_live >= 1
+
+
+def lecture_dag(target="la464"):
+    (loop,) = find_loops(parse((ROOT / "examples/loops/lecture_cj.ir").read_text()).functions[0])
+    return loop_dag(loop, target)
+
+
+def test_lecture_reaches_mii_on_la464():
+    s = modulo_schedule(lecture_dag(), "la464")
+    assert (s.mii.res.value, s.mii.rec.value, s.ii) == (2, 1, 2)
+
+
+def test_accept_callback_raises_ii():
+    seen = []
+
+    def accept(s):
+        seen.append(s.ii)
+        return True if s.ii >= 4 else f"II {s.ii}: double buffers do not fit"
+    s = modulo_schedule(lecture_dag(), "la464", accept=accept)
+    assert s.ii == 4 and seen == [2, 3, 4]
+    assert [a.outcome for a in s.attempts][:2] == ["rejected: II 2: double buffers do not fit",
+                                                   "rejected: II 3: double buffers do not fit"]
+    assert modulo_schedule(lecture_dag(), "la464", accept=lambda s: s.ii > 2 or False).ii == 3
+
+
+def test_generic_graph_without_ir():
+    # An operator graph: two pipes, a copy-in, a compute and a copy-out per tile,
+    # the compute accumulating across tiles.
+    g = nx.DiGraph()
+    g.add_node("in", latency=4, units=("MTE2",), occupancy=3)
+    g.add_node("mm", latency=6, units=("CUBE",), occupancy=5)
+    g.add_node("out", latency=2, units=("MTE3",), occupancy=2)
+    g.add_edge("in", "mm", latency=4, distance=0)
+    g.add_edge("mm", "out", latency=6, distance=0)
+    g.add_edge("mm", "mm", latency=6, distance=1)
+    s = modulo_schedule(g, 3)
+    assert s.ii == 6 and s.mii.rec.cycle == ["mm"]
+    verify_modulo(g, s.ii, s.cycle, s.unit, 3)
+
+
+def test_unschedulable_raises_clear_error():
+    g = nx.DiGraph()
+    g.add_node(0, latency=1, units=("A",))
+    with pytest.raises(SchedccError, match="no modulo schedule"):
+        modulo_schedule(g, 1, accept=lambda s: "never", max_ii=4)
+    with pytest.raises(SchedccError, match="unknown modulo scheduler"):
+        modulo_schedule(g, 1, algorithm="nope")
+
+
+def violations(dag, ii, cycle, unit, width):
+    with pytest.raises(ModuloVerificationError) as info:
+        verify_modulo(dag, ii, cycle, unit, width)
+    return " | ".join(info.value.violations)
+
+
+def test_verifier_catches_broken_schedules():
+    dag = lecture_dag()
+    s = modulo_schedule(dag, "la464")
+    cyc, unit = dict(s.cycle), dict(s.unit)
+    # a dependence: the store one cycle too early
+    bad = dict(cyc)
+    bad[4] = cyc[3]
+    assert "too early" in violations(dag, s.ii, bad, unit, 4)
+    # a resource: two loads on the same AGU in the same row
+    u2 = dict(unit)
+    u2[0] = u2[2]
+    c2 = dict(cyc)
+    c2[0] = c2[2]
+    assert "is used twice in row" in violations(dag, s.ii, c2, u2, 4)
+    # the branch out of the last row
+    c3 = dict(cyc)
+    c3[7] += 1
+    assert "last row" in violations(dag, s.ii, c3, unit, 4)
+    # the loop-carried distance matters: at II 1 the store/load recurrence breaks
+    with pytest.raises(ModuloVerificationError):
+        verify_modulo(dag, 1, cyc, unit, 8)
+
+
+def test_register_pressure_counts_rows():
+    g = nx.DiGraph()
+    g.add_node(0, latency=4)
+    g.add_node(1, latency=1)
+    g.add_edge(0, 1, kind="RAW", latency=4, distance=0)
+    p = register_pressure(g, 2, {0: 0, 1: 5})
+    # node 1 defines nothing (no instruction, no RAW successor): only node 0 is a value
+    assert p.lifetime == {0: 5} and p.unroll == 3 and p.copies == {0: 3}
+    assert p.live_per_row == [3, 2] and p.max_live == 3 and p.registers == 3
+
+
+def test_swing_keeps_fewer_registers_on_the_lecture_loop():
+    dag = lecture_dag()
+    ims = modulo_schedule(dag, "la464", algorithm="ims")
+    swing = modulo_schedule(dag, "la464", algorithm="swing")
+    assert swing.ii == ims.ii
+    assert register_pressure(dag, swing.ii, swing.cycle).max_live <= register_pressure(dag, ims.ii, ims.cycle).max_live
