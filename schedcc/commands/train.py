@@ -155,7 +155,8 @@ def is_cluster_target(spec: str) -> bool:
 def run_from_default(args: argparse.Namespace) -> int:
     """Run for ``schedcc FILE --target CLUSTER``: options the default command lacks take their defaults."""
     for option, attr in (("-o/--output", "output"), ("--emit-dag", "emit_dag"), ("--explain", "explain"),
-                         ("--emit-pipeline", "emit_pipeline"), ("--show-pipeline", "show_pipeline")):
+                         ("--emit-pipeline", "emit_pipeline"), ("--show-pipeline", "show_pipeline"),
+                         ("--pipeline (software pipelining)", "pipeline"), ("--emit-kernel", "emit_kernel")):
         if getattr(args, attr, None):
             raise SchedccError(f"{option} does not apply to a training step (target '{args.target}' is a cluster model)",
                                notes=["'schedcc train --help' lists the options for training steps: "
