@@ -8,9 +8,10 @@ node for the list scheduler. :func:`schedcc.training.simulate.run_plan` then
 unrolls iterations and list-schedules the result.
 
 * ``fifo``: program order on every stream.
-* ``ddp``: data-parallel gradients grouped into buckets of ``bucket_mb`` in
-  reverse parameter order; each bucket's all-reduce starts when the bucket is
-  full, buckets in order; the optimizer runs after backward, as in PyTorch DDP.
+* ``ddp``: data-parallel gradients grouped into buckets of ``bucket_mb`` (the
+  first of ``first_bucket_mb``, 1 MiB) in reverse parameter order; each
+  bucket's all-reduce starts when the bucket is full, buckets in order; the
+  optimizer runs after backward, as in PyTorch DDP.
 * ``priority`` (ByteScheduler): data-parallel tensors cut into chunks of
   ``partition_mb``; chunks of layers nearest the input go first, and a chunk
   boundary is a preemption point; ``credit_mb`` bounds the bytes in flight
@@ -106,9 +107,11 @@ def _merge(g: nx.DiGraph, members: list, name: str, attrs: dict) -> Hashable:
     return node
 
 
-def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, **_) -> Plan:
-    """PyTorch DDP: gradient all-reduces merged into buckets of *bucket_mb* MiB."""
-    if bucket_mb <= 0:
+def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, first_bucket_mb: float = 1.0, **_) -> Plan:
+    """PyTorch DDP: gradient all-reduces merged into buckets of *bucket_mb* MiB
+    (the first one *first_bucket_mb*, as PyTorch caps it so that communication
+    starts early)."""
+    if bucket_mb <= 0 or first_bucket_mb <= 0:
         raise SchedccError(f"--bucket-mb must be positive, got {bucket_mb:g}")
     g = _copy(tg)
     limit = bucket_mb * MiB
@@ -126,7 +129,7 @@ def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, **_) -> Plan:
         for i, n in enumerate(grads):
             bucket.append(n)
             size += g.nodes[n]["bytes"]
-            if size >= limit or i == len(grads) - 1:
+            if size >= (first_bucket_mb * MiB if count == 0 else limit) or i == len(grads) - 1:
                 first = g.nodes[bucket[0]]
                 dur = ticks(tg.cluster.collective_time("allreduce", size, first["ranks"],
                                                        int(first["instr"].attr("stride", 1) or 1)))
