@@ -49,7 +49,8 @@ def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, s
     ids: dict = {}
     multi = run.iterations > 1
     for i, (n, d) in enumerate(run.graph.nodes(data=True)):
-        args = {k: d[k] for k in ("flops", "bytes", "group", "ranks", "layer") if d.get(k)}
+        keys = ("bytes", "group", "ranks", "layer") if d["kind"] == "comm" else ("flops", "bytes", "act", "layer")
+        args = {k: d[k] for k in keys if d.get(k)}
         if d.get("members"):
             args["members"] = d["members"]
         if d.get("instr") is not None and d["instr"].loc is not None:
