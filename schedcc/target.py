@@ -299,7 +299,8 @@ def parse_target(text: str, path: str = "<target>") -> Target:
                 raise v.fail(f"{key}.cost", f"unknown cost function '{cost}'")
         params = v.get(spec, f"{key}.params", dict, {})
         # A cluster model's numbers ([cluster], see docs/cost-model.md) reach its cost functions.
-        params = {**{k: x for k, x in data.get("cluster", {}).items() if not isinstance(x, dict)}, **params}
+        cluster = data.get("cluster") if isinstance(data.get("cluster"), dict) else {}
+        params = {**{k: x for k, x in cluster.items() if not isinstance(x, dict)}, **params}
         classes.append(OpClass(
             name=cname, opcodes=tuple(opcodes), units=tuple(dict.fromkeys(chosen)),
             latency=v.get(spec, f"{key}.latency", int, minimum=0),

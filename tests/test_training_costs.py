@@ -113,3 +113,15 @@ def test_build_dag_on_a_cluster_target_uses_the_cost_model(root):
     assert dag.nodes[0]["latency"] == round(c.compute_time(4.4e12) * 1e9)
     assert dag.nodes[1]["latency"] == round(c.collective_time("allreduce", 128 * 2**20, 8) * 1e9)
     assert dag.edges[0, 1]["kind"] == "RAW"
+
+
+def test_a_bad_cluster_table_is_a_located_error(tmp_path):
+    from schedcc.target import parse_target
+    text = (Path(__file__).resolve().parent.parent / "targets" / "h100-8x.toml").read_text()
+    bad = text.replace("hbm_bw = 3.35e12", 'hbm_bw = "fast"')
+    t = parse_target(bad, "bad.toml")
+    with pytest.raises(SchedccError, match="cluster.hbm_bw"):
+        cluster_of(t)
+    weird = parse_target("cluster = 5\n" + text.replace("[cluster]", "[notcluster]"), "weird.toml")
+    with pytest.raises(SchedccError, match="not a cluster model"):
+        cluster_of(weird)
