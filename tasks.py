@@ -84,19 +84,31 @@ def demo() -> int:
     return 0
 
 
-def ensure_browser() -> None:
-    """CI renders the HTML report in a real headless browser; elsewhere the test skips with a reason."""
-    if not os.environ.get("CI") or shutil.which("chromium"):
+# Tools some tests need beyond Python: a real browser for the HTML report
+# (chromium) and the front ends' compile-assemble-run tests (clang-16,
+# llvm-mc-16, ld.lld-16, qemu-loongarch64). Without them those tests skip with
+# a reason; CI installs them.
+CI_TOOLS = {"chromium": "chromium", "clang-16": "clang-16", "llvm-mc-16": "llvm-16",
+            "ld.lld-16": "lld-16", "qemu-loongarch64": "qemu-user"}
+BROWSER_FONTS = ("fonts-dejavu-core", "fonts-wqy-microhei")
+
+
+def ensure_ci_tools() -> None:
+    if not os.environ.get("CI"):
         return
-    say("CI: installing chromium for the HTML report's browser test")
-    if not apt_install("chromium", "fonts-dejavu-core", "fonts-wqy-microhei"):
-        say("could not install chromium; the browser test will be skipped")
+    missing = sorted({pkg for tool, pkg in CI_TOOLS.items() if not shutil.which(tool)})
+    if not missing:
+        return
+    say(f"CI: installing {', '.join(missing)} for the browser and toolchain tests")
+    fonts = BROWSER_FONTS if "chromium" in missing else ()
+    if not apt_install(*missing, *fonts):
+        say(f"could not install {', '.join(missing)}; the tests that need them will skip")
 
 
 def test() -> int:
     ensure_venv()
     ensure_dot()
-    ensure_browser()
+    ensure_ci_tools()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 

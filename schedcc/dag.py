@@ -18,7 +18,11 @@ Alias rules (documented in ``docs/dag.md``): different arrays never alias;
 two accesses of the same array whose indices differ by a non-zero constant in
 the same variables (the same *values* of them: a redefinition in between
 counts) do not alias; pointer references with the same base register (value)
-and different offsets do not alias; anything else may alias. Calls and
+and different offsets do not alias; anything else may alias. An access covers
+``width`` consecutive index units from its constant (the instruction's
+``width`` attribute, default 1): with the same variable part, two accesses
+alias exactly when these ranges overlap (``st.w [$sp + 0] {width = 4}`` and
+``ld.d [$sp + 4] {width = 8}`` do). Calls and
 instructions with unknown side effects are barriers; the terminator stays last.
 
 Complexity: O(n + e) with e = O(n * HUGE_REGION): register dependences use
@@ -91,8 +95,15 @@ def may_alias(a: Access, b: Access) -> bool:
         return True  # a pointer may point into any array
     if a.region != b.region:
         return False  # different arrays
-    (sig_a, off_a), (sig_b, off_b) = a.key, b.key
-    return sig_a != sig_b or off_a == off_b
+    (sig_a, off_a, w_a), (sig_b, off_b, w_b) = a.key, b.key
+    return sig_a != sig_b or (off_a < off_b + w_b and off_b < off_a + w_a)
+
+
+def access_width(instr: Instr) -> int:
+    """How many index units (bytes, for pointer references) the memory operand
+    covers: the ``width`` attribute, 1 when absent or not a positive integer."""
+    width = instr.attr("width", 1)
+    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else 1
 
 
 @dataclass
@@ -147,13 +158,13 @@ class DagBuilder:
     # -- memory -----------------------------------------------------------------
     def access_of(self, node: int, instr: Instr) -> Access | None:
         if has_unknown_side_effects(instr):
-            return Access(node, ALL_MEMORY, ((), 0), True, True)
+            return Access(node, ALL_MEMORY, ((), 0, 1), True, True)
         mem: Mem | None = instr.mem_read or instr.mem_write
         if mem is None:
             return None
         # The address is computed from register values before this instruction writes.
         sig = tuple((reg, self.last_def.get(reg, -1), coef) for reg, coef in mem.index.terms)
-        return Access(node, mem.array, (sig, mem.index.const),
+        return Access(node, mem.array, (sig, mem.index.const, access_width(instr)),
                       reads=instr.mem_read is not None, writes=instr.mem_write is not None)
 
     def _order(self, first: Access, then: Access, text: str) -> None:

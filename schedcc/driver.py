@@ -17,11 +17,6 @@ from .sched import Bound, Schedule, list_schedule, lower_bound, verify
 from .sim import InOrderResult, simulate_in_order
 from .target import Target, check_opcodes, load_target
 
-# Blocks above this size are verified only on request: the verifier's memory
-# check compares pairs of accesses (see schedcc.sched.verify).
-VERIFY_LIMIT = 20_000
-
-
 @dataclass
 class BlockResult:
     function: Function
@@ -68,7 +63,7 @@ def schedule_block(function: Function, block: Block, target: Target, priority: s
     schedule = list_schedule(dag, target, priority=priority, explain=explain)
     original = simulate_in_order(block, target, dag)
     bound = lower_bound(dag, target)
-    do_check = check if check is not None else len(block.instrs) <= VERIFY_LIMIT
+    do_check = check if check is not None else True
     if do_check:
         verify(block, target, schedule.cycle, schedule.unit)
     return BlockResult(function, block, dag, schedule, original, bound, do_check)

@@ -28,7 +28,14 @@ INFIX_OPCODES: dict[str, str] = {
 }
 OPCODE_INFIX: dict[str, str] = {op: sym for sym, op in INFIX_OPCODES.items()}
 
-TERMINATORS = frozenset({"br", "jmp", "ret"})
+# Opcodes that end a block: the IR's own, and the control transfers of the
+# LoongArch assembly front end (schedcc.frontends.loongarch_asm), where a call
+# (``bl``, ``jirl $ra, ...``) also ends a scheduling region.
+TERMINATORS = frozenset({
+    "br", "jmp", "ret",
+    "b", "bl", "jr", "jirl", "beq", "bne", "blt", "bge", "bltu", "bgeu",
+    "beqz", "bnez", "bceqz", "bcnez",
+})
 
 
 @dataclass(frozen=True)

@@ -142,3 +142,49 @@ def test_every_shipped_target_loads():
     names = {t.name for t in list_targets()}
     assert {"generic", "mips4", "la464", "la664"} <= names
     assert load_target("loongarch").name == "la464"
+
+
+def _pairwise_memory_check(refs, cycle, latency, tgt, need):
+    """The obviously right version: every pair, by the verifier's own conflict rule."""
+    import sys
+    _conflict = sys.modules["schedcc.sched.verify"]._conflict
+    for j, b in enumerate(refs):
+        for a in refs[:j]:
+            if not _conflict(a, b):
+                continue
+            bounds = []
+            if a.writes and b.reads:
+                bounds.append(latency[a.index])
+            if a.writes and b.writes:
+                bounds.append(tgt.waw_latency)
+            if a.reads and b.writes:
+                bounds.append(tgt.war_latency)
+            need(a.index, b.index, max(bounds), "accesses memory out of order with")
+
+
+@settings(max_examples=150, deadline=None)
+@given(straight_line(min_size=2, max_size=25), st.data())
+def test_fast_memory_check_equals_pairwise(text, data):
+    import sys
+    v = sys.modules["schedcc.sched.verify"]  # the package re-exports the function under this name
+    target = load_target("mips4")
+    block = block_of(text)
+    n = len(block.instrs)
+    cycle = {i: data.draw(st.integers(0, 3 * n)) for i in range(n)}
+    unit = {i: "ALU" for i in range(n)}
+
+    def outcome(check):
+        saved = v._check_memory
+        v._check_memory = check
+        try:
+            verify(block, target, cycle, unit)
+            return set()
+        except VerificationError as err:
+            # the instruction that issues too early (the fast check names only the worst culprit)
+            return {x.split(" at cycle")[0] for x in err.violations if "memory" in x}
+        finally:
+            v._check_memory = saved
+
+    fast = outcome(v._check_memory)
+    slow = outcome(_pairwise_memory_check)
+    assert fast == slow

@@ -10,8 +10,7 @@ from ..emit.json_out import dumps, program_json
 from ..emit.explain import format_walkthrough
 from ..emit.text import format_program
 from ..fileio import read_input, write_output
-from ..frontends.ir_text import parse
-from ..ir import print_program
+from ..frontends import LANGS, parse_source
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
 from ..viz.pipeline_diagram import format_block_diagrams
@@ -27,18 +26,25 @@ examples:
   schedcc examples/lecture.ir --target mips4
   schedcc examples/lecture.ir --target mips4 --explain --emit-dag dag.svg
   schedcc examples/lecture.ir --target mips4 --show-pipeline --emit-pipeline pipe.svg
-  schedcc prog.ir --target la464 --format json -o prog.sched.ir"""
+  schedcc prog.ir --target la464 --format json -o prog.sched.ir
+  schedcc prog.ll --target la464 -o prog.sched.ll     (LLVM IR, e.g. clang -S -emit-llvm)
+  schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
+    parser.add_argument("file", metavar="FILE",
+                        help="program: schedcc IR (.ir), LLVM IR (.ll) or LoongArch assembly (.s); "
+                             "'-' reads standard input")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of FILE (default: from its extension; .ir otherwise)")
     parser.add_argument("-t", "--target", default="generic",
                         help="machine model: a name from 'schedcc targets' or a path to a .toml file "
                              "(default: generic)")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the scheduled program as IR to OUT")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the scheduled program to OUT, in FILE's language")
     parser.add_argument("--emit-dag", metavar="FILE", help="draw the dependence DAG (.svg, .png, .pdf or .dot)")
     parser.add_argument("--explain", action="store_true",
                         help="walk through the list scheduler's steps as the lecture does (text output)")
@@ -49,15 +55,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="draw the pipeline diagram of both orders side by side as SVG")
     check = parser.add_mutually_exclusive_group()
     check.add_argument("--verify", dest="verify", action="store_true", default=None,
-                       help="verify every schedule, even of very large blocks")
-    check.add_argument("--no-verify", dest="verify", action="store_false", help="skip the verifier")
+                       help="check every schedule with the independent verifier (the default)")
+    check.add_argument("--no-verify", dest="verify", action="store_false",
+                       help="skip the verifier (it takes about half the time of scheduling)")
     pipeline_opts.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     args._source_text = text
-    program = parse(text, name)
+    source = parse_source(text, name, args.lang)
+    program = source.program
     result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
                               check=args.verify)
     if pipeline_opts.wants_pipeline(args):
@@ -67,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.
     if args.output:
-        write_output(args.output, print_program(result.scheduled_program()), inputs)
+        write_output(args.output, source.render(result.scheduled_program()), inputs)
     if args.emit_dag:
         title = f"{name} on {result.target.name}: dependence DAG (red: critical path)"
         note = write_dag_picture(results_to_dot(result.blocks, title), args.emit_dag, inputs)

@@ -63,7 +63,7 @@ def summary_line(res: BlockResult) -> str:
     verdict = "saves" if saved >= 0 else "loses"
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
-    check = "verified" if res.verified else "not verified (large block; use --verify)"
+    check = "verified" if res.verified else "not verified (--no-verify)"
     return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
             f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")

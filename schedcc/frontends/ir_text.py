@@ -261,11 +261,12 @@ def _plain_parser() -> Lark:
     return Lark(_grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True)
 
 
-def _describe_terminal(name: str) -> str:
-    if name in _TERMINAL_WORDS:
-        return _TERMINAL_WORDS[name]
+def _describe_terminal(name: str, parser: Lark | None = None, words: dict[str, str] | None = None) -> str:
+    words = _TERMINAL_WORDS if words is None else words
+    if name in words:
+        return words[name]
     try:
-        term = _plain_parser().get_terminal(name)
+        term = (parser or _plain_parser()).get_terminal(name)
     except KeyError:
         return name
     pattern = term.pattern
@@ -274,21 +275,35 @@ def _describe_terminal(name: str) -> str:
     return name.lower()
 
 
-def describe_expected(names: set[str] | frozenset[str]) -> str:
-    words = sorted({_describe_terminal(n) for n in names}, key=lambda w: (not w.startswith("'"), w))
-    if not words:
+def describe_expected(names: set[str] | frozenset[str], parser: Lark | None = None,
+                      words: dict[str, str] | None = None) -> str:
+    """``expected one of: ...`` for the terminal *names* Lark reports, in words.
+
+    Other front ends pass their own (tree-less) *parser* and *words* for their terminals."""
+    words_found = sorted({_describe_terminal(n, parser, words) for n in names},
+                         key=lambda w: (not w.startswith("'"), w))
+    if not words_found:
         return ""
-    if len(words) == 1:
-        return f"expected {words[0]}"
-    return "expected one of: " + ", ".join(words)
+    if len(words_found) == 1:
+        return f"expected {words_found[0]}"
+    return "expected one of: " + ", ".join(words_found)
 
 
-def _syntax_error(err: UnexpectedInput, file: str) -> SchedccError:
+def syntax_error(err: UnexpectedInput, file: str, parser: Lark | None = None,
+                 words: dict[str, str] | None = None) -> SchedccError:
+    """A Lark parse error as a located :class:`SchedccError` (``file:line:col``, caret, expected tokens).
+
+    Given another front end's *parser*, an unexpected token lists only the
+    terminals that can really come next (Lark's ``accepts``), not every
+    terminal of the parser state."""
+    def expected_of(names) -> list[str]:
+        text = describe_expected(set(names), parser, words)
+        return [text] if text else []
+
     if isinstance(err, UnexpectedCharacters):
         char = err.char if err.char not in "\r\n" else "end of line"
         msg = f"unexpected character '{char}'"
-        expected = describe_expected(err.allowed or set())
-        return SchedccError(msg, Loc(file, err.line, err.column), notes=[expected] if expected else [])
+        return SchedccError(msg, Loc(file, err.line, err.column), notes=expected_of(err.allowed or set()))
     if isinstance(err, UnexpectedToken):
         tok = err.token
         if tok.type == "_NL":
@@ -297,16 +312,17 @@ def _syntax_error(err: UnexpectedInput, file: str) -> SchedccError:
             what = "end of file"
         else:
             what = f"'{tok}'"
-        expected = describe_expected(set(err.expected))
         line = tok.line if tok.line is not None else err.line
         col = tok.column if tok.column is not None else err.column
-        return SchedccError(f"unexpected {what}", Loc(file, line, col),
-                            notes=[expected] if expected else [],
+        expected = (getattr(err, "accepts", None) or err.expected) if parser is not None else err.expected
+        return SchedccError(f"unexpected {what}", Loc(file, line, col), notes=expected_of(expected),
                             width=1 if tok.type in ("_NL", "$END") else len(str(tok)))
     if isinstance(err, UnexpectedEOF):
-        expected = describe_expected(set(err.expected))
-        return SchedccError("unexpected end of file", None, notes=[expected] if expected else [])
+        return SchedccError("unexpected end of file", None, notes=expected_of(err.expected))
     return SchedccError(str(err))
+
+
+_syntax_error = syntax_error
 
 
 def _statements(text: str, filename: str, fast: bool) -> list[_Stmt]:

@@ -7,15 +7,17 @@ must hold from the program's meaning and the machine model.
   least the producer's latency later (RAW); a write waits for the readers of
   the previous value (WAR) and for the previous write (WAW).
 * Memory: accesses that may touch the same location (its own alias test,
-  after the rules of ``docs/dag.md``) keep their order and latency; calls and
+  after the rules of ``docs/dag.md``, including the ``width`` attribute: an
+  access covers ``width`` units from its constant) keep their order and latency; calls and
   instructions with unknown side effects order all memory.
 * The terminator issues last.
 * Resources: at most ``issue_width`` issues per cycle; each instruction on a
   unit its class may use; no unit (or extra resource) busy twice at once.
 
-Complexity O(n + e + sum over arrays of m^2) where m counts the accesses of
-one array (or of all pointer references) in the block; the memory check
-compares pairs, which is what makes it obviously right.
+Complexity O(n + m * (f + w)) for m memory accesses in f families (same
+array or pointer base) of width at most w. The pairwise rule is
+:func:`_conflict`; :func:`_check_memory` applies it without comparing all
+pairs, and ``tests/test_scheduler.py`` checks both against each other.
 
 Example::
 
@@ -51,7 +53,7 @@ class VerificationError(Exception):
 class _Ref:
     index: int
     array: str | None          # None: pointer reference; "*": everything
-    address: tuple             # ((reg, defining index, coef), ...), offset
+    address: tuple             # ((reg, defining index, coef), ...), offset, width
     reads: bool
     writes: bool
 
@@ -59,7 +61,7 @@ class _Ref:
 def _side_effects(instr: Instr) -> bool:
     if instr.opcode == "call":
         return True
-    if instr.dest is not None or instr.opcode in ("nop", "br", "jmp", "ret"):
+    if instr.dest is not None or instr.opcode == "nop" or instr.is_terminator:
         return False
     return not any(isinstance(op, Mem) for op in instr.operands)
 
@@ -72,8 +74,111 @@ def _conflict(a: _Ref, b: _Ref) -> bool:
     if (a.array is None) != (b.array is None):
         return True  # a pointer may point into any array
     if a.array != b.array:
-        return False  # two different arrays (two pointer references share array None)
-    return not (a.address[0] == b.address[0] and a.address[1] != b.address[1])
+        return False
+    # the same array, or two pointer references: compare base values and ranges
+    (regs_a, lo_a, width_a), (regs_b, lo_b, width_b) = a.address, b.address
+    disjoint = lo_a + width_a <= lo_b or lo_b + width_b <= lo_a
+    return not (regs_a == regs_b and disjoint)
+
+
+class _Latest:
+    """For a set of earlier accesses, the latest cycle each kind of later access
+    must wait for, and which access sets it. A later access only ever needs the
+    maximum over everything it conflicts with, so keeping maxima is exact."""
+
+    __slots__ = ("raw", "waw", "war")
+
+    def __init__(self) -> None:
+        self.raw = self.waw = self.war = (-1 << 60, -1)
+
+    def add(self, ref: _Ref, c: int, latency: int, tgt: Target) -> None:
+        if ref.writes:
+            self.raw = max(self.raw, (c + latency, ref.index))
+            self.waw = max(self.waw, (c + tgt.waw_latency, ref.index))
+        if ref.reads:
+            self.war = max(self.war, (c + tgt.war_latency, ref.index))
+
+    def demands(self, ref: _Ref):
+        if ref.reads:
+            yield self.raw + ("RAW",)
+        if ref.writes:
+            yield self.waw + ("WAW",)
+            yield self.war + ("WAR",)
+
+
+_WIDE = 64  # wider accesses are compared one by one instead of unit by unit
+
+
+def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int], tgt: Target, need) -> None:
+    """Every pair that :func:`_conflict` says conflicts keeps its order and latency.
+
+    Instead of comparing all pairs, keep the latest demands per set of accesses
+    a later one conflicts with as a whole (barriers, all pointer references,
+    all array accesses, each *family* of same-array same-base accesses) and,
+    inside a family, per address unit, where only overlapping ranges conflict.
+    O(m * families + m * width) for m accesses.
+    """
+    everything, barriers, pointers, arrays = _Latest(), _Latest(), _Latest(), _Latest()
+    families: dict[tuple, _Latest] = {}
+    units: dict[tuple, dict[int, _Latest]] = defaultdict(dict)
+    members: dict[tuple, list[_Ref]] = defaultdict(list)
+    wide: dict[tuple, list[_Ref]] = defaultdict(list)
+    by_array: dict[str | None, list[tuple]] = defaultdict(list)
+
+    def check(latest: _Latest, b: _Ref) -> None:
+        for bound, a, hazard in latest.demands(b):
+            if a >= 0 and cycle[b.index] < bound:
+                need(a, b.index, bound - cycle[a], f"accesses memory ({hazard}) out of order with")
+
+    for b in refs:
+        c = cycle[b.index]
+        if b.array == "*":
+            check(everything, b)
+        else:
+            regs, lo, width = b.address
+            fam = (b.array, regs)
+            check(barriers, b)
+            check(pointers if b.array is not None else arrays, b)
+            for other in by_array[b.array]:
+                if other != fam:
+                    check(families[other], b)
+            if fam in families:
+                if width > _WIDE:
+                    for a in members[fam]:
+                        if _conflict(a, b):
+                            check(_single(a, cycle, latency, tgt), b)
+                else:
+                    for pos in range(lo, lo + width):
+                        if pos in units[fam]:
+                            check(units[fam][pos], b)
+                    for a in wide[fam]:
+                        if _conflict(a, b):
+                            check(_single(a, cycle, latency, tgt), b)
+            else:
+                families[fam] = _Latest()
+                by_array[b.array].append(fam)
+            families[fam].add(b, c, latency[b.index], tgt)
+            members[fam].append(b)
+            if width > _WIDE:
+                wide[fam].append(b)
+            else:
+                for pos in range(lo, lo + width):
+                    units[fam].setdefault(pos, _Latest()).add(b, c, latency[b.index], tgt)
+            (pointers if b.array is None else arrays).add(b, c, latency[b.index], tgt)
+        everything.add(b, c, latency[b.index], tgt)
+        if b.array == "*":
+            barriers.add(b, c, latency[b.index], tgt)
+
+
+def _single(a: _Ref, cycle: Mapping[int, int], latency: list[int], tgt: Target) -> _Latest:
+    one = _Latest()
+    one.add(a, cycle[a.index], latency[a.index], tgt)
+    return one
+
+
+def _width(instr: Instr) -> int:
+    w = instr.attr("width", 1)
+    return w if type(w) is int and w > 0 else 1
 
 
 def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: Mapping[int, str]) -> None:
@@ -101,9 +206,10 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     for j, ins in enumerate(instrs):
         mem = ins.mem_read or ins.mem_write
         if _side_effects(ins):
-            refs.append(_Ref(j, "*", ((), 0), True, True))
+            refs.append(_Ref(j, "*", ((), 0, 1), True, True))
         elif mem is not None:
-            address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const)
+            address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
+                       _width(ins))
             refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None))
         for r in ins.uses():
             if r in defined_by:
@@ -122,25 +228,7 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
             defined_by[r] = j
             readers[r] = []
 
-    # Memory: compare every pair that can conflict.
-    groups: dict[str | None, list[_Ref]] = defaultdict(list)
-    for ref in refs:
-        groups[ref.array].append(ref)
-    ordered = sorted(refs, key=lambda r: r.index)
-    for pos, b in enumerate(ordered):
-        candidates = ordered[:pos] if b.array in ("*", None) else (
-            [a for a in groups[b.array] if a.index < b.index]
-            + [a for a in groups[None] if a.index < b.index]
-            + [a for a in groups["*"] if a.index < b.index])
-        for a in candidates:
-            if _conflict(a, b) or "*" in (a.array, b.array):
-                if a.writes and b.reads:
-                    lat, hazard = latency[a.index], "RAW"
-                elif a.reads and b.writes:
-                    lat, hazard = tgt.war_latency, "WAR"
-                else:
-                    lat, hazard = tgt.waw_latency if a.writes and b.writes else 0, "WAW"
-                need(a.index, b.index, lat, f"accesses memory ({hazard}) out of order with")
+    _check_memory(refs, cycle, latency, tgt, need)
 
     # The terminator stays last.
     if n and instrs[-1].is_terminator:

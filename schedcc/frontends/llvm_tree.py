@@ -1,0 +1,238 @@
+"""LLVM IR parse tree -> plain values, for :mod:`schedcc.frontends.llvm_ir`.
+
+:class:`ToValues` turns the Lark tree of ``grammar/llvm_ir.lark`` into types
+(:class:`~schedcc.frontends.llvm_types.LType`), values (:class:`Val`) and
+instructions (:class:`LInstr`) that still carry their tokens for locations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Token, Transformer
+
+from .llvm_types import _FLOAT_BITS, LType
+
+
+@dataclass(frozen=True)
+class Val:
+    kind: str                      # local, global, int, float, word, agg, gep, conv
+    text: str
+    tok: Token
+    data: tuple = ()
+
+
+@dataclass
+class LInstr:
+    op: str                        # LLVM opcode
+    result: Token | None
+    tok: Token                     # first token, for locations
+    items: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+
+def _keyword_rule(children: list) -> list:
+    """Children of a ``!rule`` (which keeps its keyword for the location): the
+    keyword, then everything but punctuation and flags."""
+    return [children[0]] + [x for x in children[1:] if not isinstance(x, Token)]
+
+
+class ToValues(Transformer):
+    # types
+    def simple_type(self, c):
+        word = str(c[0])
+        if word.startswith("i"):
+            return LType("int", bits=int(word[1:]), name=word)
+        if word in _FLOAT_BITS:
+            return LType("float", bits=_FLOAT_BITS[word], name=word)
+        return LType(word, name=word)
+
+    def named_type(self, c):
+        return LType("named", name=str(c[0]))
+
+    def array_type(self, c):
+        return LType("array", elem=c[1], count=int(c[0]), name=f"[{c[0]} x {c[1]}]")
+
+    def vector_type(self, c):
+        return LType("vector", elem=c[1], count=int(c[0]), name=f"<{c[0]} x {c[1]}>")
+
+    def struct_type(self, c):
+        return LType("struct", fields=tuple(x for x in c if x is not None), name="{...}")
+
+    def packed_type(self, c):
+        return LType("struct", fields=tuple(x for x in c if x is not None), packed=True, name="<{...}>")
+
+    # values
+    def local(self, c):
+        return Val("local", str(c[0]), c[0])
+
+    def global_ref(self, c):
+        return Val("global", str(c[0]), c[0])
+
+    def int_const(self, c):
+        return Val("int", str(c[0]), c[0], (int(c[0]),))
+
+    def float_const(self, c):
+        return Val("float", str(c[0]), c[0])
+
+    def word_const(self, c):
+        return Val("word", str(c[0]), c[0])
+
+    def aggregate_const(self, c):
+        tok = c[0] if c and isinstance(c[0], Token) else Token("AGG", "{...}")
+        return Val("agg", "{...}", tok)
+
+    def gep_const(self, c):
+        src_type, base, *indices = [x for x in c if not (isinstance(x, Token) and x == "inbounds")]
+        return Val("gep", "getelementptr (...)", base[1].tok, (src_type, base, tuple(indices)))
+
+    def conv_const(self, c):
+        op, (t, v), to = c
+        return Val("conv", f"{op} (...)", op, (str(op), t, v, to))
+
+    def asm_const(self, c):
+        return Val("asm", "asm " + str(c[-2]), c[-2])
+
+    def typed_value(self, c):
+        return (c[0], c[1])
+
+    def align(self, c):
+        return ("align", int(c[0]))
+
+    def metadata(self, c):
+        return ("md", str(c[0]), str(c[1]))
+
+    # instructions: (op, head tokens / values, rest)
+    def _instr(self, op: str, tok: Token, items, **extra) -> LInstr:
+        return LInstr(op, None, tok, list(items), extra)
+
+    def binary(self, c):
+        op, *rest = c
+        flags = [x for x in rest if isinstance(x, Token) and x.type == "FLAG"]
+        t, a, b, *more = [x for x in rest if x not in flags]
+        return self._instr(str(op), op, [(t, a), (t, b), *more])
+
+    def fneg(self, c):
+        items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
+        return self._instr("fneg", items[0][1].tok, items)
+
+    def icmp(self, c):
+        pred, t, a, b, *more = c
+        return self._instr("icmp", pred, [(t, a), (t, b), *more], pred=str(pred))
+
+    def fcmp(self, c):
+        c = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
+        pred, t, a, b, *more = c
+        return self._instr("fcmp", pred, [(t, a), (t, b), *more], pred=str(pred))
+
+    def alloca(self, c):
+        kw, t, *more = _keyword_rule(c)
+        return self._instr("alloca", kw, more, type=t)
+
+    def load(self, c):
+        volatile, t, ptr, *more = c
+        return self._instr("load", ptr[1].tok, [ptr, *more], type=t, volatile=volatile is not None)
+
+    def store(self, c):
+        volatile, value, ptr, *more = c
+        return self._instr("store", value[1].tok, [value, ptr, *more], volatile=volatile is not None)
+
+    def gep(self, c):
+        t, base, *more = c
+        return self._instr("getelementptr", base[1].tok, [base, *more], type=t)
+
+    def conv(self, c):
+        op, value, to, *more = c
+        return self._instr(str(op), op, [value, *more], to=to)
+
+    def select(self, c):
+        items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
+        return self._instr("select", items[0][1].tok, items)
+
+    def aggregate_op(self, c):
+        op, *items = c
+        return self._instr(str(op), op, [x for x in items if not isinstance(x, Token)])
+
+    def index(self, c):
+        return ("index", int(c[0]))
+
+    def freeze(self, c):
+        return self._instr("freeze", c[0][1].tok, c)
+
+    def phi_in(self, c):
+        return ("phi_in", c[0], c[1])
+
+    def phi(self, c):
+        kw, _type, *items = _keyword_rule(c)
+        return self._instr("phi", kw, items)
+
+    def fn_params(self, c):
+        return ("fn_params",)
+
+    def arg(self, c):
+        return (c[0], c[-1])
+
+    def param_attr(self, c):
+        return None
+
+    def call(self, c):
+        callee = next(x for x in c if isinstance(x, Val))
+        pos = c.index(callee)
+        ret_type = next(x for x in reversed(c[:pos]) if isinstance(x, LType))
+        args = [x for x in c[pos + 1:] if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], LType)]
+        return self._instr("call", callee.tok, args, callee=callee, type=ret_type)
+
+    def br(self, c):
+        kw, *items = _keyword_rule(c)
+        return self._instr("br", kw, items)
+
+    def ret(self, c):
+        kw, t, *more = _keyword_rule(c)
+        value = more[0] if more and isinstance(more[0], Val) else None
+        return self._instr("ret", kw, [(t, value)] if value is not None else [], type=t)
+
+    def case(self, c):
+        return ("case", c[0], c[1])
+
+    def switch(self, c):
+        return self._instr("switch", c[0][1].tok, c)
+
+    def unreachable(self, c):
+        kw, *items = _keyword_rule(c)
+        return self._instr("unreachable", kw, items)
+
+    def assign(self, c):
+        result, instr = c
+        instr.result = result
+        instr.tok = result
+        return instr
+
+    def effect(self, c):
+        return c[0]
+
+    def label(self, c):
+        return ("label", c[0])
+
+    # module level
+    def type_def(self, c):
+        return ("type", str(c[0]), c[1] if isinstance(c[1], LType) else LType("other", name=str(c[0])))
+
+    def global_def(self, c):
+        t = next(x for x in c if isinstance(x, LType))
+        return ("global", str(c[0]), t)
+
+    def param(self, c):
+        name = c[-1] if isinstance(c[-1], Token) and c[-1].type == "LOCAL" else None
+        return ("param", c[0], name)
+
+    def varargs(self, c):
+        return ("param", None, None)
+
+    def define(self, c):
+        name_tok = next(x for x in c if isinstance(x, Token) and x.type == "GLOBAL")
+        params = [x for x in c if isinstance(x, tuple) and x[0] == "param"]
+        body = [x for x in c if isinstance(x, LInstr) or (isinstance(x, tuple) and x[0] == "label")]
+        return ("define", name_tok, params, body)
+
+    def start(self, c):
+        return list(c)
