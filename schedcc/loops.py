@@ -157,8 +157,11 @@ def analyse_loop(function: Function, block: Block) -> Loop | NotPipelined:
 
     instrs = block.instrs
     term = block.terminator
-    if term is None or term.opcode != "br":
+    if term is not None and term.opcode == "jmp":
         return no("the loop never exits: it ends with 'jmp' to itself, not with a conditional 'br'")
+    if term is None or term.opcode != "br":
+        return no(f"the loop ends with '{term}', not with the IR's 'br c, {block.label}, exit': loops "
+                  "read from assembly or LLVM IR are list-scheduled only")
     labels = [op.name for op in term.operands[1:]]
     if labels[0] == labels[1]:
         return no(f"both targets of '{term}' are '{labels[0]}': the loop never exits")
