@@ -195,7 +195,7 @@ class _MRT:
         out: set = set()
         row = t % self.ii
         if len(self.issue[row]) >= self.width:
-            out.add(self.issue[row][-1])
+            out.add(self.issue[row][0])
         for r in self._rows(t, occ):
             o = self.owner.get((unit, r))
             if o is not None:
