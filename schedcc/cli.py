@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",
+    "deps": "schedcc.commands.deps",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

@@ -217,3 +217,10 @@ def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
         return f"{then} is issued before {first}, which stores {what} first: WAW through memory on {what}"
     return (f"{then} is issued before {first}: a call or an instruction with unknown side effects "
             f"orders all memory ({what})")
+
+
+def parse_program(text: str, name: str, lang: str | None = None) -> Program:
+    """Parse with the front end for *lang*, or for *name*'s extension (``.ir``,
+    ``.ll``, ``.s``); see :mod:`schedcc.frontends`."""
+    from .frontends import parse_file
+    return parse_file(text, name, lang)

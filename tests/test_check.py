@@ -93,7 +93,7 @@ def blocks(draw):
     lines = []
     for _ in range(n):
         dst, x, y = (draw(st.sampled_from(REGS)) for _ in range(3))
-        op = draw(st.sampled_from(["+", "*", "^"]))  # binary "-" is not parsed by the core grammar yet (reported)
+        op = draw(st.sampled_from(["+", "-", "*", "^"]))
         lines.append(f"{dst} = {x} {op} {y}")
     return "\n".join(lines) + "\n"
 
@@ -103,7 +103,8 @@ def evaluate(text: str) -> dict:
     for line in text.splitlines():
         dst, expr = line.split(" = ")
         x, op, y = expr.split()
-        regs[dst] = {"+": regs[x] + regs[y], "^": regs[x] ^ regs[y], "*": regs[x] * regs[y]}[op] % 1000003
+        regs[dst] = {"+": regs[x] + regs[y], "-": regs[x] - regs[y], "^": regs[x] ^ regs[y],
+                     "*": regs[x] * regs[y]}[op] % 1000003
     return regs
 
 

@@ -6,7 +6,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import types
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ import pytest
 from schedcc import parse
 from schedcc.cli import main
 from schedcc.driver import schedule_program
-from schedcc.report import kernel
 from schedcc.report.html import report_html
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -71,29 +69,25 @@ def test_report_refuses_to_overwrite_input(tmp_path, capsys):
     assert "refusing to overwrite" in capsys.readouterr().err
 
 
-def test_loop_without_modulo_scheduler_is_skipped_with_a_reason(monkeypatch):
-    monkeypatch.setattr(kernel, "modulo_available", lambda: False)
+def test_loop_kernel_picture_from_the_modulo_scheduler():
     result = schedule_program(parse(LOOP, "loop.ir"), "la464", explain=True)
     page = report_html(result, LOOP)
-    assert "Software pipelining" in page and "has no modulo scheduler" in page
+    assert "Software pipelining" in page
+    assert re.search(r"f/loop: II \d+, \d+ stages", page) or re.search(r"loop: II \d+, \d+ stages", page)
+    assert "pipelined: iteration 0" in page and "not pipelined: iteration 0" in page
+    assert "<?xml" not in page
+
+
+def test_loop_that_cannot_be_pipelined_says_why():
+    text = LOOP.replace("  t = a * b\n", "  t = call g(b)\n")
+    result = schedule_program(parse(text, "loop.ir"), "la464", explain=True)
+    page = report_html(result, text)
+    assert "Software pipelining" in page and "not pipelined" in page
 
 
 def test_no_loop_no_kernel_section():
     result = schedule_program(parse("t0 = t1 + t2\n", "x.ir"), "mips4", explain=True)
     assert "Software pipelining" not in report_html(result)
-
-
-def test_kernel_hook_is_used_when_the_modulo_scheduler_exists(monkeypatch):
-    fake = types.ModuleType("schedcc.sched.modulo")
-    fake.report_kernels = lambda program, target: [
-        ("loop / loop", '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><text>KERNEL</text></svg>',
-         "II 2 (ResMII 2, RecMII 1)")]
-    monkeypatch.setitem(sys.modules, "schedcc.sched.modulo", fake)
-    monkeypatch.setattr(kernel, "modulo_available", lambda: True)
-    result = schedule_program(parse(LOOP, "loop.ir"), "la464", explain=True)
-    page = report_html(result, LOOP)
-    assert "<text>KERNEL</text>" in page and "II 2 (ResMII 2, RecMII 1)" in page
-    assert "<?xml" not in page
 
 
 def find_chromium() -> str | None:
@@ -129,7 +123,27 @@ def test_report_renders_in_headless_chromium(lecture_page, tmp_path):
     assert non_white_fraction(image) > 0.05, "the page rendered (almost) blank"
     # The dark header band is drawn at the top: the CSS was applied.
     assert image[10, 10, :3].tolist() == [0x24, 0x3b, 0x53]
+    import numpy as np
+
+    def pixels(rgb: int) -> int:
+        want = np.array([(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255], dtype=np.uint8)
+        return int(np.all(image[..., :3] == want, axis=-1).sum())
+
+    # The inline SVG pipeline diagram rendered: its ID cells (#cfe2f3) and RW cells (#ead1dc).
+    assert pixels(0xCFE2F3) > 500 and pixels(0xEAD1DC) > 500
+    if shutil.which("dot"):
+        assert pixels(0xFFF0F0) > 500  # the DAG's critical-path nodes (Graphviz SVG)
     # Keep a copy for people to look at.
     keep = os.environ.get("SCHEDCC_SCREENSHOT_DIR")
     if keep:
         shutil.copy(png, Path(keep) / "report-lecture.png")
+
+
+def test_without_graphviz_the_page_carries_the_dot_text(monkeypatch, lecture_text):
+    import schedcc.report.html as page_module
+
+    monkeypatch.setattr(page_module, "dot_available", lambda: False)
+    result = schedule_program(parse(lecture_text, "lecture.ir"), "mips4", explain=True)
+    page = report_html(result, lecture_text)
+    assert "is not installed, so the DAG is given as DOT text" in page and "digraph" in page
+    assert "scheduled order: 9 cycles" in page  # the rest of the page is there

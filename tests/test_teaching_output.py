@@ -69,3 +69,86 @@ def test_explain_golden():
     golden = (ROOT / "tests" / "golden" / "lecture-explain.txt").read_text()
     assert out == golden, "regenerate: python -m schedcc.cli examples/lecture.ir --target mips4 --explain " \
                           "> tests/golden/lecture-explain.txt"
+
+
+def test_large_blocks_are_drawn_in_part():
+    from schedcc.viz.pipeline_diagram import ROW_LIMIT, format_diagram
+
+    text = "".join(f"r{i} = r{i - 1} + 1\n" for i in range(1, ROW_LIMIT + 21))
+    result = schedule_program(parse(text), "mips4")
+    original, scheduled = block_diagrams(result.blocks[0], result.target)
+    assert len(original.rows) == ROW_LIMIT and original.omitted == 20
+    assert original.makespan == 3 * (ROW_LIMIT + 20)  # the whole block's, not the drawn part's
+    assert f"... and 20 more instructions, not drawn (the first {ROW_LIMIT} are shown" in format_diagram(original)
+    assert "20 more instructions, not drawn" in pipeline_svg(result.blocks, result.target)
+
+
+def test_issue_stage_from_the_target_file():
+    # la464 issues in IS: the front end IF ID RN runs before, a stall waits before IS.
+    result = schedule_program(parse("x = load A[i]\ny = x + 1\n"), "la464")
+    original, _ = block_diagrams(result.blocks[0], result.target)
+    load, add = original.rows
+    assert load.cells == [(-3, "IF"), (-2, "ID"), (-1, "RN"), (0, "IS"), (1, "EX"), (2, "EX"), (3, "EX"),
+                          (4, "WB")]
+    assert add.stalls == [0, 1, 2, 3] and ("IS" in dict((s, t) for t, s in add.cells))
+    assert dict((s, t) for t, s in add.cells)["IS"] == 4 and add.cells[0] == (-3, "IF")
+    assert original.first == -3
+
+
+def test_bad_issue_stage_is_reported(tmp_path):
+    import pytest
+    from schedcc.errors import SchedccError
+    from schedcc.target import load_target
+    from schedcc.viz.pipeline_diagram import issue_stage_index
+
+    text = (ROOT / "targets" / "mips4.toml").read_text() + '\n[diagram]\nissue_stage = "XX"\n'
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace('name = "mips4"', 'name = "bad"').replace('aliases = ["lecture"]', ''))
+    with pytest.raises(SchedccError, match="issue_stage = 'XX' is not one of the stages ID RR ALU RW"):
+        issue_stage_index(load_target(str(path)))
+
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_OPS = st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.sampled_from(["+", "*", "load"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_OPS, min_size=1, max_size=12), st.sampled_from(["mips4", "la464", "generic"]))
+def test_diagram_agrees_with_the_schedule(ops, target_name):
+    lines = [f"r{d} = load A[r{a}]" if op == "load" else f"r{d} = r{a} {op} r{b}" for d, a, b, op in ops]
+    result = schedule_program(parse("\n".join(lines) + "\n"), target_name)
+    res, target = result.blocks[0], result.target
+    stages = list(target.stages)
+    issue_stage = stages[0] if target_name != "la464" else "IS"
+    for diagram, sched in zip(block_diagrams(res, target), (res.original.cycle, res.schedule.cycle)):
+        where = {}
+        for row in diagram.rows:
+            cycles = [t for t, _ in row.cells]
+            assert cycles == list(range(cycles[0], cycles[-1] + 1)) or row.stalls  # contiguous but for stalls
+            assert sorted(cycles + row.stalls) == list(range(min(cycles + row.stalls), max(cycles) + 1))
+            at = {s: t for t, s in reversed(row.cells)}  # first cycle of each stage
+            assert at[issue_stage] == row.issue == sched[row.node]
+            assert all(t < row.issue for t in row.stalls)
+            assert max(cycles) >= row.issue + res.dag.nodes[row.node]["latency"]
+            where[row.node] = row
+        if target_name == "mips4":
+            # No forwarding: a consumer reads (RR) after its producer wrote (RW).
+            for u, v, d in res.dag.edges(data=True):
+                if d["kind"] == "RAW":
+                    rw = max(t for t, s in where[u].cells if s == "RW")
+                    rr = min(t for t, s in where[v].cells if s == "RR")
+                    assert rr > rw
+            assert diagram.cycles - 1 == diagram.makespan
+
+
+def test_svg_stacks_the_orders_when_too_wide(lecture_text):
+    import re
+
+    result = schedule_program(parse(lecture_text), "mips4")
+    side = pipeline_svg(result.blocks, result.target)
+    stacked = pipeline_svg(result.blocks, result.target, max_width=400)
+    width = lambda svg: float(re.search(r'width="([\d.]+)"', svg).group(1))  # noqa: E731
+    height = lambda svg: float(re.search(r'height="([\d.]+)"', svg).group(1))  # noqa: E731
+    assert width(stacked) < width(side) and height(stacked) > height(side)

@@ -13,10 +13,10 @@ import sys
 
 from ..errors import SchedccError, attach_source
 from ..fileio import read_input
-from ..frontends.ir_text import parse
-from ..grading import BlockCheck, CheckResult, check_reordering
+from ..frontends import LANGS
+from ..grading import BlockCheck, CheckResult, check_reordering, parse_program
 from ..sched.priority import PRIORITIES
-from ..viz.pipeline_diagram import build_diagram, format_diagram
+from ..viz.pipeline_diagram import diagram_for, format_diagram
 
 HELP = "check a hand-scheduled program against the original (legal? how many cycles?)"
 DESCRIPTION = """\
@@ -34,9 +34,12 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir)")
-    parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program (.ir)")
+    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir, or .ll/.s where "
+                                                          "those front ends are installed)")
+    parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of the input files (default: from the extension; .ir otherwise)")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="priority of the list schedule to compare with (default: critical-path)")
     parser.add_argument("--show-pipeline", action="store_true",
@@ -44,17 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
-def _parse(path: str):
+def _parse(path: str, lang: str | None):
     text, name = read_input(path)
     try:
-        return parse(text, name)
+        return parse_program(text, name, lang)
     except SchedccError as err:
         raise attach_source(err, text) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    original = _parse(args.against)
-    student = _parse(args.student)
+    original = _parse(args.against, args.lang)
+    student = _parse(args.student, args.lang)
     result = check_reordering(student, original, args.target, args.priority)
     if args.format == "json":
         sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")
@@ -107,13 +110,12 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.nodes[orig]['instr']} {why}")
     if show_pipeline:
         t = result.target
-        mine = build_diagram(b.dag, b.issue, b.order, t.stages, t.issue_width, f"your order: {b.cycles} cycles")
+        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
         s = list_schedule_of(b, result)
-        theirs = build_diagram(b.dag, s.cycle, s.order, t.stages, t.issue_width,
-                               f"schedcc's order: {s.makespan} cycles")
-        cols = max(mine.cycles, theirs.cycles)
-        lines += [""] + format_diagram(mine, cols).rstrip("\n").split("\n")
-        lines += [""] + format_diagram(theirs, cols).rstrip("\n").split("\n")
+        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {s.makespan} cycles")
+        cols, first = max(mine.cycles, theirs.cycles), min(mine.first, theirs.first)
+        lines += [""] + format_diagram(mine, cols, first=first).rstrip("\n").split("\n")
+        lines += [""] + format_diagram(theirs, cols, first=first).rstrip("\n").split("\n")
     return lines
 
 

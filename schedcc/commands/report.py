@@ -7,7 +7,8 @@ import sys
 
 from ..driver import schedule_program
 from ..fileio import read_input, write_output
-from ..frontends.ir_text import parse
+from ..frontends import LANGS
+from ..grading import parse_program
 from ..sched.priority import PRIORITIES
 
 HELP = "write a self-contained HTML report (DAG, schedule, pipeline, walkthrough)"
@@ -25,6 +26,8 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
+    parser.add_argument("--lang", choices=LANGS,
+                        help="language of the input files (default: from the extension; .ir otherwise)")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority (default: critical-path)")
     parser.add_argument("-o", "--output", metavar="OUT.html", required=True, help="the page to write")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     text, name = read_input(args.file)
     args._source_text = text
-    program = parse(text, name)
+    program = parse_program(text, name, args.lang)
     result = schedule_program(program, args.target, priority=args.priority, explain=True)
     page = report_html(result, source_text=text, source_path=None if args.file == "-" else args.file,
                        title=args.title)

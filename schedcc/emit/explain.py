@@ -27,6 +27,11 @@ import networkx as nx
 
 from ..sched.priority import PRIORITY_HELP
 
+# Long lists make the walkthrough quadratic in the block size and unreadable:
+# show this many entries of a ready or waiting list, and of a longest path.
+LIST_SHOWN = 12
+PATH_SHOWN = 8
+
 
 def lecture_weights(dag: nx.DiGraph) -> dict[Hashable, int]:
     """The lecture's node weights: longest edge-latency path to a node without
@@ -37,15 +42,18 @@ def lecture_weights(dag: nx.DiGraph) -> dict[Hashable, int]:
     return weight
 
 
-def longest_path(dag: nx.DiGraph, n: Hashable, weight: dict[Hashable, int]) -> list[Hashable]:
-    """One path from *n* that realises its weight (first successor in node order on a tie)."""
+def longest_path(dag: nx.DiGraph, n: Hashable, weight: dict[Hashable, int],
+                 limit: int | None = None) -> list[Hashable]:
+    """One path from *n* that realises its weight (the heaviest successor, then the
+    smallest name, on a tie); at most *limit* nodes."""
     path = [n]
-    while True:
+    while limit is None or len(path) < limit:
         nxt = [s for s, d in dag.succ[n].items() if d["latency"] + weight[s] == weight[n]]
         if not nxt or not dag.succ[n]:
             return path
         n = min(nxt, key=lambda s: (-weight[s], str(s)))
         path.append(n)
+    return path
 
 
 def _table(rows: list[list[str]], header: list[str], right: frozenset[int] = frozenset()) -> list[str]:
@@ -98,11 +106,13 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     else:
         out.append(f"   This run uses --priority {name}: {PRIORITY_HELP.get(name, name)}.")
     rows = []
-    for n in sorted(dag.nodes, key=lambda n: (-s.priority[n], list(dag.nodes).index(n))):
-        path = longest_path(dag, n, weight)
-        steps = "".join(f" +{dag.edges[a, b]['latency']} #{b}" for a, b in zip(path, path[1:]))
-        rows.append([f"#{n}", text(n), str(weight[n]), f"{s.priority[n]:g}",
-                     f"#{n}{steps} (+{nodes[path[-1]].get('latency', 1)})"])
+    position = {n: i for i, n in enumerate(dag.nodes)}
+    for n in sorted(dag.nodes, key=lambda n: (-s.priority[n], position[n])):
+        path = longest_path(dag, n, weight, PATH_SHOWN + 1)
+        steps = "".join(f" +{dag.edges[a, b]['latency']} #{b}" for a, b in zip(path, path[1:PATH_SHOWN]))
+        end = (f" (+{nodes[path[-1]].get('latency', 1)})" if len(path) <= PATH_SHOWN
+               else " ... (longer)")
+        rows.append([f"#{n}", text(n), str(weight[n]), f"{s.priority[n]:g}", f"#{n}{steps}{end}"])
     out += _indent(_table(rows, ["node", "instruction", "weight", "priority", "longest path (+ last latency)"],
                           frozenset({2, 3})))
     offsets = {s.priority[n] - weight[n] for n in dag.nodes}
@@ -113,8 +123,8 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     # 3. The ready list, cycle by cycle.
     out.append("3. Schedule cycle by cycle. The ready list holds the instructions whose predecessors")
     out.append("   have all issued and whose operands are ready; issue the one with the highest")
-    out.append(f"   priority (ties: more successors, then the original order), at most "
-               f"{target.issue_width} per cycle.")
+    out.append("   priority; on a tie the one more instructions depend on (the lecture's second")
+    out.append(f"   heuristic), then the earlier one; at most {target.issue_width} per cycle.")
     rows, notes, told = [], [], set()
     previous = -1
     steps = s.steps or []
@@ -124,7 +134,9 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
             span = str(previous + 1) if step.cycle == previous + 2 else f"{previous + 1}-{step.cycle - 1}"
             rows.append([span, "-", "(nothing ready: stall)", _waiting(last_waiting)])
         previous = step.cycle
-        ready = " ".join(f"#{n} ({p:g})" for n, p in step.ready) or "-"
+        ready = " ".join(f"#{n} ({p:g})" for n, p in step.ready[:LIST_SHOWN]) or "-"
+        if len(step.ready) > LIST_SHOWN:
+            ready += f" ... ({len(step.ready) - LIST_SHOWN} more)"
         many_units = len(target.units) > 1
         picked = ", ".join(f"#{n} {text(n)}" + (f" on {u}" if many_units else "") for n, u in step.picked)
         rows.append([str(step.cycle), ready, picked or "(stall)", _waiting(step.waiting)])
@@ -132,9 +144,11 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
             if n not in told and why:
                 told.add(n)
                 notes.append(f"#{n} waits until cycle {t}: {why}")
-        for n, why in step.blocked:
-            if not why.startswith("no issue slot"):
-                notes.append(f"cycle {step.cycle}: #{n} is ready but held: {why}")
+        held = [(n, why) for n, why in step.blocked if not why.startswith("no issue slot")]
+        for n, why in held[:LIST_SHOWN]:
+            notes.append(f"cycle {step.cycle}: #{n} is ready but held: {why}")
+        if len(held) > LIST_SHOWN:
+            notes.append(f"cycle {step.cycle}: {len(held) - LIST_SHOWN} more are ready but held")
         last_waiting = step.waiting
     out += _indent(_table(rows, ["cycle", "ready list (priority)", "issue", "not ready yet (until cycle)"],
                           frozenset({0})))
@@ -163,5 +177,6 @@ def _why(dag: nx.DiGraph, u: Hashable, v: Hashable) -> str:
 
 
 def _waiting(waiting: list) -> str:
-    return ", ".join(f"#{n} ({t})" for n, t, _ in waiting) or "-"
+    text = ", ".join(f"#{n} ({t})" for n, t, _ in waiting[:LIST_SHOWN]) or "-"
+    return text + (f" ... ({len(waiting) - LIST_SHOWN} more)" if len(waiting) > LIST_SHOWN else "")
 

@@ -30,6 +30,12 @@ from ..viz.dag_dot import dag_to_dot, dot_available
 from ..viz.pipeline_svg import pipeline_svg
 from .kernel import kernel_pictures
 
+# Graphviz lays out a few hundred nodes in about a second; beyond that the picture
+# is slow to make and unreadable, so the page says how to get it instead.
+DAG_PICTURE_LIMIT = 250
+# The walkthrough prints the ready list at every cycle: quadratic in the block size.
+WALKTHROUGH_LIMIT = 300
+
 CSS = """
 :root { --ink: #1f2933; --muted: #616e7c; --line: #d9e2ec; --accent: #2f6fad; --good: #2e7d32;
         --bad: #c0392b; --paper: #ffffff; --wash: #f5f7fa; }
@@ -55,7 +61,7 @@ h3 { margin: 24px 0 8px; font-size: 16px; color: var(--accent); border-bottom: 1
 .card.bad .num { color: var(--bad); }
 p.summary { color: var(--muted); margin: 8px 0 0; }
 .two { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
-.two > div { flex: 1 1 320px; min-width: 0; }
+.two > div { flex: 1 1 620px; min-width: 0; }
 pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px;
       overflow-x: auto; font: 13px/1.45 "DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas,
       "Noto Sans Mono CJK SC", "WenQuanYi Micro Hei Mono", monospace; }
@@ -64,7 +70,7 @@ table.sched th, table.sched td { border-bottom: 1px solid var(--line); padding: 
 table.sched th { background: var(--wash); font-weight: 600; }
 table.sched td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.sched td.code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: nowrap; }
-table.sched td.stall { color: var(--bad); font-size: 13px; }
+table.sched td.stall { color: var(--bad); font-size: 13px; min-width: 240px; }
 .picture { overflow-x: auto; background: white; border: 1px solid var(--line); border-radius: 6px;
            padding: 8px; }
 .picture svg { max-width: 100%; height: auto; }
@@ -89,6 +95,11 @@ def _inline_svg(svg: str) -> str:
 def dag_picture(res, prefix: str) -> str:
     """The block's DAG as inline SVG, or the DOT text with a note when Graphviz is missing."""
     title = f"{res.function.name} / {res.block.label}: dependence DAG (red: critical path)"
+    n = res.dag.number_of_nodes()
+    if n > DAG_PICTURE_LIMIT:
+        return (f'<p class="note">The block has {n} instructions, too many for a readable picture '
+                f'(the limit is {DAG_PICTURE_LIMIT}); <code>schedcc FILE --target T --emit-dag dag.svg</code> '
+                f'draws it anyway.</p>')
     dot = dag_to_dot(res.dag, title, res.schedule.priority, res.schedule)
     if not dot_available():
         return (f'<p class="note">Graphviz\'s <code>dot</code> is not installed, so the DAG is given as '
@@ -153,8 +164,12 @@ def block_section(res, target, index: int) -> str:
              '<div class="two"><div><p><b>original order</b></p>' + original_table(res) + "</div>",
              '<div><p><b>after list scheduling</b></p>' + schedule_table(res) + "</div></div>",
              "<h3>On the pipeline</h3>",
-             f'<div class="picture wide">{pipeline_svg([res], target)}</div>']
-    if res.schedule.steps is not None:
+             f'<div class="picture wide">{pipeline_svg([res], target, max_width=1180)}</div>']
+    if res.schedule.steps is not None and len(res.block.instrs) > WALKTHROUGH_LIMIT:
+        parts += ["<h3>How the list scheduler chose</h3>",
+                  f'<p class="note">The walkthrough of a block this large ({len(res.block.instrs)} '
+                  f"instructions) is left out; <code>schedcc FILE --target T --explain</code> prints it.</p>"]
+    elif res.schedule.steps is not None:
         parts += ["<h3>How the list scheduler chose (the lecture's walkthrough)</h3>",
                   f"<pre>{_esc(format_walkthrough(res, target, pipeline=False))}</pre>"]
     parts.append("</section>")
@@ -187,6 +202,12 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
     orig = sum(r.original_makespan for r in result.blocks)
     units = ", ".join(f"{g} ×{len(m)}" for g, m in target.groups.items())
     sections = [block_section(r, target, i) for i, r in enumerate(result.blocks)]
+    if len(result.blocks) > 1:
+        links = "".join(f'<li><a href="#block{i}">{_esc(r.function.name)} / {_esc(r.block.label)}</a>: '
+                        f"{len(r.block.instrs)} instruction{'s' if len(r.block.instrs) != 1 else ''}, "
+                        f"{r.original_makespan} → {r.makespan} cycles</li>"
+                        for i, r in enumerate(result.blocks))
+        sections.insert(0, f'<section class="block"><h2>Blocks</h2><ul>{links}</ul></section>')
     loops = kernel_section(result.program, target, source_path)
     program = (f'<section class="block"><h2>The program</h2><pre>{_esc(source_text)}</pre></section>'
                if source_text else "")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from .pipeline_diagram import PipelineDiagram, block_diagrams
+from .pipeline_diagram import PipelineDiagram, block_diagrams, issue_stage_index
 
 STAGE_COLOURS = ["#cfe2f3", "#d9ead3", "#fce5cd", "#ead1dc", "#fff2cc", "#d0e0e3", "#e6e0f8", "#f4cccc"]
 CELL_W, CELL_H = 34, 22
@@ -31,19 +31,20 @@ def _esc(text: object) -> str:
 
 
 def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: float,
-           colour: dict[str, str]) -> tuple[list[str], float]:
-    """SVG elements of one diagram at (x0, y0); returns (elements, height)."""
+           colour: dict[str, str], first: int = 0) -> tuple[list[str], float]:
+    """SVG elements of one diagram at (x0, y0), cycles *first* .. *columns* - 1;
+    returns (elements, height)."""
     out = [f'<text x="{x0}" y="{y0 + 14}" style="{FONT};font-size:14px;font-weight:bold">{_esc(d.title)}</text>']
     top = y0 + 24
-    grid_x = x0 + label_w
-    for t in range(columns):
+    grid_x = x0 + label_w - first * CELL_W  # cycle t is drawn at grid_x + t * CELL_W
+    for t in range(first, columns):
         out.append(f'<text x="{grid_x + t * CELL_W + CELL_W / 2}" y="{top + 14}" text-anchor="middle" '
                    f'style="{FONT};font-size:11px;fill:#555">{t}</text>')
     top += 20
     for i, r in enumerate(d.rows):
         y = top + i * CELL_H
         if i % 2 == 0:
-            out.append(f'<rect x="{x0}" y="{y}" width="{label_w + columns * CELL_W}" height="{CELL_H}" '
+            out.append(f'<rect x="{x0}" y="{y}" width="{label_w + (columns - first) * CELL_W}" height="{CELL_H}" '
                        f'fill="#f7f7f7"/>')
         out.append(f'<text x="{x0 + 4}" y="{y + 15}" style="{FONT};font-size:12px">'
                    f'<tspan style="font-weight:bold">#{_esc(r.node)}</tspan> {_esc(r.text)}</text>')
@@ -59,29 +60,42 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
             out.append(f'<text x="{grid_x + t * CELL_W + CELL_W / 2}" y="{y + 15}" text-anchor="middle" '
                        f'style="{FONT};font-size:10px">{_esc(stage)}</text>')
     bottom = top + len(d.rows) * CELL_H
-    # The makespan: the cycle of the last write.
+    if d.omitted:
+        out.append(f'<text x="{x0 + 4}" y="{bottom + 14}" style="{FONT};font-size:12px;fill:#555">'
+                   f'... and {d.omitted} more instructions, not drawn</text>')
+        bottom += 18
+    # The makespan: the cycle of the last write (drawn when the last row is).
+    if d.omitted:
+        out.append(f'<text x="{x0 + label_w}" y="{bottom + 14}" '
+                   f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}</text>')
+        return out, bottom + 20 - y0
     mx = grid_x + d.makespan * CELL_W + CELL_W
     note = (f": last result written in cycle {d.makespan}" if d.cycles - 1 == d.makespan
             else " (results are forwarded before write-back)")
     out.append(f'<line x1="{mx}" y1="{top - 4}" x2="{mx}" y2="{bottom + 4}" stroke="#c0392b" '
                f'stroke-dasharray="4,3"/>')
-    out.append(f'<text x="{mx - 2}" y="{bottom + 14}" text-anchor="end" '
-               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note}</text>')
+    out.append(f'<text x="{x0 + label_w}" y="{bottom + 14}" '
+               f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note} '
+               f'(dashed line)</text>')
     return out, bottom + 20 - y0
 
 
-def pipeline_svg(results: Sequence, target, title: str = "") -> str:
+def pipeline_svg(results: Sequence, target, title: str = "", max_width: float | None = None) -> str:
     """One picture for the blocks of a program: per block, the original order
-    (left) and the scheduled order (right) on the same cycle scale."""
+    (left) and the scheduled order (right) on the same cycle scale. When the two
+    side by side would be wider than *max_width* pixels, the scheduled order
+    goes below the original instead (the HTML report asks for that)."""
     stages = list(target.stages)
     colour = {s: STAGE_COLOURS[i % len(STAGE_COLOURS)] for i, s in enumerate(stages)}
     pairs = [(res, *block_diagrams(res, target)) for res in results]
     all_rows = [r for _, a, b in pairs for r in a.rows + b.rows]
     label_w = max([len(f"#{r.node} {r.text}") for r in all_rows] + [12]) * 7.2 + 12
     columns = max([max(a.cycles, b.cycles) for _, a, b in pairs] + [1])
-    panel_w = label_w + columns * CELL_W
+    first = min([min(a.first, b.first) for _, a, b in pairs] + [0])
+    panel_w = label_w + (columns - first) * CELL_W
     gap = 36
-    width = 2 * panel_w + gap + 20
+    stacked = max_width is not None and 2 * panel_w + gap + 20 > max_width
+    width = (panel_w if stacked else 2 * panel_w + gap) + 20
     body: list[str] = []
     y = 10.0
     if title:
@@ -92,10 +106,14 @@ def pipeline_svg(results: Sequence, target, title: str = "") -> str:
             body.append(f'<text x="10" y="{y + 14}" style="{FONT};font-size:13px;fill:#333">'
                         f'{_esc(res.function.name)} / {_esc(res.block.label)}</text>')
             y += 22
-        left, h1 = _panel(original, 10, y, columns, label_w, colour)
-        right, h2 = _panel(scheduled, 10 + panel_w + gap, y, columns, label_w, colour)
+        left, h1 = _panel(original, 10, y, columns, label_w, colour, first)
+        if stacked:
+            right, h2 = _panel(scheduled, 10, y + h1 + 12, columns, label_w, colour, first)
+            y += h1 + 12 + h2 + 16
+        else:
+            right, h2 = _panel(scheduled, 10 + panel_w + gap, y, columns, label_w, colour, first)
+            y += max(h1, h2) + 16
         body += left + right
-        y += max(h1, h2) + 16
     # Legend.
     x = 10.0
     for s in stages:
@@ -107,7 +125,8 @@ def pipeline_svg(results: Sequence, target, title: str = "") -> str:
     body.append(f'<rect x="{x + 8}" y="{y}" width="{CELL_W - 2}" height="{CELL_H - 2}" fill="url(#stall)" '
                 f'stroke="#c0392b"/>')
     body.append(f'<text x="{x + CELL_W + 14}" y="{y + 14}" style="{FONT};font-size:11px">stall: the '
-                f'instruction waits before {_esc(stages[0] if stages else "issue")} for an operand or a unit'
+                f'instruction waits before {_esc(stages[issue_stage_index(target)] if stages else "issue")} '
+                f'for an operand or a unit'
                 f'</text>')
     height = y + CELL_H + 12
     defs = ('<defs><pattern id="stall" width="6" height="6" patternUnits="userSpaceOnUse" '

@@ -2,6 +2,7 @@
 # Run from pytest (tests/test_lit.py) or by hand: .venv/bin/lit -v tests/lit
 import os
 import sys
+import tempfile
 
 import lit.formats
 
@@ -10,6 +11,8 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ir", ".test"]
 config.excludes = ["Inputs", "Output"]
 config.test_source_root = os.path.dirname(__file__)
+# Scratch files (%t) go to the temporary directory, never into the checkout.
+config.test_exec_root = os.path.join(tempfile.gettempdir(), f"schedcc-lit-{os.getuid() if hasattr(os, 'getuid') else 0}")
 root = os.path.dirname(os.path.dirname(config.test_source_root))
 python = sys.executable
 bindir = os.path.dirname(python)

@@ -1,0 +1,160 @@
+"""Exercises 1 and 2: every dependence of a block, and checking a student's list of them.
+
+:func:`all_dependences` lists every RAW, WAR and WAW dependence on registers
+(the DAG keeps one edge per pair; a pair can depend in several ways) plus the
+memory and control edges of the DAG. :func:`check_answer` compares a
+student's list (lines ``#0 -> #1 RAW t0``, and ``#0 weight 6`` for the
+lecture's node weights) with them: every DAG edge must be covered by some
+listed dependence between the same pair, and every listed one must exist;
+if weights are given at all, every node needs the right one.
+
+O(n * r + e) for n instructions reading r registers each. Example::
+
+    >>> from schedcc import parse
+    >>> block = parse("t0 = t1 + t2\\nt1 = t0 + t1\\n").functions[0].blocks[0]
+    >>> [str(d) for d in all_dependences(block, "mips4")]
+    ['#0 -> #1 RAW t0', '#0 -> #1 WAR t1']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .dag import build_dag
+from .emit.explain import lecture_weights
+from .errors import SchedccError
+from .ir import Block, Loc
+from .target import Target, load_target
+
+
+@dataclass(frozen=True, order=True)
+class Dependence:
+    src: int
+    dst: int
+    kind: str   # RAW WAR WAW, ORDER (memory behind a call or barrier), CTRL (before the terminator)
+    what: str   # register or memory location
+    memory: bool = False
+
+    def __str__(self) -> str:
+        return f"#{self.src} -> #{self.dst} {self.kind} {self.what}" + (" (memory)" if self.memory else "")
+
+
+def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
+    deps: set[Dependence] = set()
+    last_def: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    for j, ins in enumerate(block.instrs):
+        for r in ins.uses():
+            if r in last_def:
+                deps.add(Dependence(last_def[r], j, "RAW", r))
+            readers.setdefault(r, []).append(j)
+        for r in ins.defs():
+            for k in readers.get(r, ()):
+                if k != j:
+                    deps.add(Dependence(k, j, "WAR", r))
+            if r in last_def:
+                deps.add(Dependence(last_def[r], j, "WAW", r))
+            last_def[r] = j
+            readers[r] = []
+    dag = build_dag(block, load_target(target))
+    for u, v, d in dag.edges(data=True):
+        if d["kind"] == "MEM":
+            deps.add(Dependence(u, v, d.get("mem", "ORDER"), d["reason"], memory=True))
+        elif d["kind"] == "CTRL":
+            deps.add(Dependence(u, v, "CTRL", d["reason"]))
+    return sorted(deps)
+
+
+_EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL)\s*(.*)$", re.I)
+_WEIGHT = re.compile(r"^#?(\d+)\s+weight\s*=?\s*(-?\d+)$", re.I)
+
+
+@dataclass
+class AnswerReport:
+    right: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)     # listed, but no such dependence / wrong weight
+    missing: list[str] = field(default_factory=list)   # a DAG edge no listed dependence covers
+    weights_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.wrong and not self.missing
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def check_answer(block: Block, target: Target | str, answer: str, name: str = "<answer>") -> AnswerReport:
+    """Compare the student's *answer* text with the block's dependences (see the module docstring)."""
+    tgt = load_target(target)
+    deps = all_dependences(block, tgt)
+    dag = build_dag(block, tgt)
+    n = len(block.instrs)
+    report = AnswerReport()
+    listed_pairs: set[tuple[int, int]] = set()
+    weights = lecture_weights(dag)
+    given_weights: dict[int, int] = {}
+    for lineno, raw in enumerate(answer.splitlines(), 1):
+        line = raw.split("//")[0].strip()
+        if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\d", line)):
+            continue
+        m, w = _EDGE.match(line), _WEIGHT.match(line)
+        loc = Loc(name, lineno, 1)
+        if w:
+            node, value = int(w.group(1)), int(w.group(2))
+            if node >= n:
+                raise SchedccError(f"there is no instruction #{node} (the block has #0 to #{n - 1})", loc,
+                                   source_line=raw)
+            given_weights[node] = value
+            continue
+        if not m:
+            raise SchedccError("cannot read this line", loc, source_line=raw,
+                               notes=["write a dependence as '#0 -> #1 RAW t0' (kinds RAW WAR WAW MEM) "
+                                      "or a node weight as '#0 weight 6'"])
+        src, dst, kind, what = int(m.group(1)), int(m.group(2)), m.group(3).upper(), m.group(4).strip()
+        for node in (src, dst):
+            if node >= n:
+                raise SchedccError(f"there is no instruction #{node} (the block has #0 to #{n - 1})", loc,
+                                   source_line=raw)
+        text = f"#{src} -> #{dst} {kind} {what}".strip()
+        match = [d for d in deps if d.src == src and d.dst == dst and
+                 (d.kind == kind or (d.memory and kind == "MEM")) and
+                 (not what or _norm(d.what) == _norm(what))]
+        if match:
+            report.right.append(text)
+            listed_pairs.add((src, dst))
+        else:
+            report.wrong.append(f"{name}:{lineno}: {text}: no such dependence" + _hint(deps, src, dst))
+    # Every DAG edge must be covered, if the answer lists dependences at all. Say only which
+    # instruction has an unlisted dependence, not on what: the student should find it.
+    if listed_pairs or report.wrong:
+        missing: dict[int, int] = {}
+        for u, v, d in dag.edges(data=True):
+            if d["kind"] != "CTRL" and (u, v) not in listed_pairs:
+                missing[v] = missing.get(v, 0) + 1
+        for v, count in sorted(missing.items()):
+            report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
+                                  f"{'s' if count != 1 else ''} than you listed")
+    if given_weights:  # weights asked for: every node needs one
+        unweighted = [f"#{i}" for i in range(n) if i not in given_weights]
+        if unweighted:
+            report.missing.append(f"no weight given for {', '.join(unweighted)}")
+    for node, value in sorted(given_weights.items()):
+        report.weights_checked += 1
+        if value == weights[node]:
+            report.right.append(f"#{node} weight {value}")
+        else:
+            report.wrong.append(f"#{node} weight {value}: not the longest path of edge weights from "
+                                f"#{node} to the end")
+    return report
+
+
+def _hint(deps: list[Dependence], src: int, dst: int) -> str:
+    same = [d for d in deps if d.src == src and d.dst == dst]
+    if same:
+        return " of that kind or on that location (the pair does depend: check the kind and the register)"
+    if any(d.src == dst and d.dst == src for d in deps):
+        return " in this direction (the dependence goes the other way)"
+    return ""

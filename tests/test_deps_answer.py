@@ -1,0 +1,64 @@
+"""schedcc deps: the full list of dependences, and checking a student's list."""
+
+from schedcc import parse
+from schedcc.cli import main
+from schedcc.deps_answer import all_dependences, check_answer
+
+LECTURE_ANSWER = """\
+# all the dependences of the lecture's example
+#0 -> #1 RAW t0
+#0 -> #1 WAR t1
+#0 -> #3 WAW t0
+#1 -> #3 RAW t1
+#2 -> #4 RAW t3
+#0 weight 6
+#1 weight 3
+#2 weight 3
+#3 weight 0
+#4 weight 0
+#5 weight 0
+"""
+
+
+def test_lecture_dependences(lecture_text):
+    block = parse(lecture_text).functions[0].blocks[0]
+    deps = [str(d) for d in all_dependences(block, "mips4")]
+    assert deps == ["#0 -> #1 RAW t0", "#0 -> #1 WAR t1", "#0 -> #3 WAW t0", "#1 -> #3 RAW t1",
+                    "#1 -> #3 WAR t0", "#2 -> #4 RAW t3"]
+
+
+def test_right_answer(lecture_text):
+    block = parse(lecture_text).functions[0].blocks[0]
+    report = check_answer(block, "mips4", LECTURE_ANSWER)
+    assert report.ok and report.weights_checked == 6
+
+
+def test_wrong_and_missing(lecture_text):
+    block = parse(lecture_text).functions[0].blocks[0]
+    report = check_answer(block, "mips4", "#0 -> #1 RAW t0\n#0 -> #2 RAW t2\n#1 weight 4\n", "mine.txt")
+    assert not report.ok
+    assert report.wrong[0].startswith("mine.txt:2: #0 -> #2 RAW t2: no such dependence")
+    assert any(m.startswith("#4 t5 = t3 + t4 depends on 1 more instruction") for m in report.missing)
+    assert any("#1 weight 4" in w for w in report.wrong)
+    assert "no weight given for #0, #2, #3, #4, #5" in report.missing
+
+
+def test_memory_dependences():
+    block = parse("store A[i], x\ny = load A[i]\nz = load A[i+1]\n").functions[0].blocks[0]
+    assert [str(d) for d in all_dependences(block, "mips4")] == ["#0 -> #1 RAW A[i] (memory)"]
+    assert check_answer(block, "mips4", "#0 -> #1 RAW A[i]\n").ok
+
+
+def test_cli_exit_status(tmp_path, capsys, root):
+    ans = tmp_path / "mine.txt"
+    ans.write_text(LECTURE_ANSWER)
+    lecture = str(root / "examples" / "lecture.ir")
+    assert main(["deps", lecture, "--target", "mips4", "--answer", str(ans)]) == 0
+    assert "result: all right" in capsys.readouterr().out
+    ans.write_text("#0 -> #1 RAW t0\n")
+    assert main(["deps", lecture, "--target", "mips4", "--answer", str(ans)]) == 1
+    ans.write_text("#0 => #1\n")
+    assert main(["deps", lecture, "--target", "mips4", "--answer", str(ans)]) == 2
+    assert "mine.txt:1:1: error: cannot read this line" in capsys.readouterr().err
+    assert main(["deps", lecture, "--target", "mips4"]) == 0
+    assert "#1 -> #3 WAR t0 (+0)" in capsys.readouterr().out
