@@ -65,7 +65,7 @@ def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -
             rows.append((name, "-", "-", "-", "-", "-", "-", "-", err.message.split("\n")[0][:40]))
             continue
         verify_modulo(dag, s.ii, s.cycle, s.unit, target.issue_width)
-        p = register_pressure(dag, s.ii, s.cycle)
+        p = register_pressure(dag, s.ii, s.cycle, frozenset(loop.address_only_uses()))
         total += 1
         at_mii += s.ii == s.mii.value
         sum_ii += s.ii

@@ -22,6 +22,10 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 # Subcommands: name -> module with HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
+    "gen": "schedcc.commands.gen",
+    "train": "schedcc.commands.train",
+    "compare": "schedcc.commands.compare",
+    "pipeline": "schedcc.commands.pipeline",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",

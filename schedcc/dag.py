@@ -21,8 +21,11 @@ counts) do not alias; pointer references with the same base register (value)
 and different offsets do not alias; anything else may alias. An access covers
 ``width`` consecutive index units from its constant (the instruction's
 ``width`` attribute, default 1): with the same variable part, two accesses
-alias exactly when these ranges overlap (``st.w [$sp + 0] {width = 4}`` and
-``ld.d [$sp + 4] {width = 8}`` do). Calls and
+alias exactly when these ranges overlap (``st.d [$sp + 0] {width = 8}`` and
+``ld.w [$sp + 4] {width = 4}`` do; ``st.w [$sp + 0] {width = 4}`` and
+``ld.d [$sp + 4] {width = 8}`` do not). An array access marked
+``{private = true}`` (an object whose address never escapes) does not alias
+pointer references. Calls and
 instructions with unknown side effects are barriers; the terminator stays last.
 
 Complexity: O(n + e) with e = O(n * HUGE_REGION): register dependences use
@@ -76,9 +79,12 @@ class Access:
     """A memory access with its address in versioned form.
 
     ``region`` is the array name, ``None`` for pointer references, or
-    :data:`ALL_MEMORY` for a barrier. ``key`` is (variable part, constant):
-    the variable part names each register together with the instruction that
-    defined its value (``-1`` for a value live into the block).
+    :data:`ALL_MEMORY` for a barrier. ``key`` is (variable part, constant,
+    width): the variable part names each register together with the
+    instruction that defined its value (``-1`` for a value live into the
+    block); the access covers ``width`` units from the constant. ``private``
+    marks an array no pointer reference can reach (the instruction's
+    ``private`` attribute: an LLVM ``alloca`` whose address never escapes).
     """
 
     node: int
@@ -86,13 +92,14 @@ class Access:
     key: tuple
     reads: bool
     writes: bool
+    private: bool = False
 
 
 def may_alias(a: Access, b: Access) -> bool:
     if a.region == ALL_MEMORY or b.region == ALL_MEMORY:
         return True
     if (a.region is None) != (b.region is None):
-        return True  # a pointer may point into any array
+        return not (a.private or b.private)  # a pointer may point into any array but a private one
     if a.region != b.region:
         return False  # different arrays
     (sig_a, off_a, w_a), (sig_b, off_b, w_b) = a.key, b.key
@@ -165,7 +172,8 @@ class DagBuilder:
         # The address is computed from register values before this instruction writes.
         sig = tuple((reg, self.last_def.get(reg, -1), coef) for reg, coef in mem.index.terms)
         return Access(node, mem.array, (sig, mem.index.const, access_width(instr)),
-                      reads=instr.mem_read is not None, writes=instr.mem_write is not None)
+                      reads=instr.mem_read is not None, writes=instr.mem_write is not None,
+                      private=mem.array is not None and instr.attr("private") is True)
 
     def _order(self, first: Access, then: Access, text: str) -> None:
         latency = 0

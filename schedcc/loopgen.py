@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-ARRAY_SLACK = 16
+ARRAY_SLACK = 24
 _ARRAYS = ("A", "B", "C")
 
 
@@ -57,10 +57,10 @@ def random_loop(rng: random.Random, n_ops: int, floats: bool = False) -> str:
                 lines.append(f"store [p + {8 * rng.randint(0, 6)}], {operand()}")
         elif kind < 0.25:
             arr = rng.choice(_ARRAYS)
-            lines.append(f"{dest} = load {arr}[i + {rng.randint(0, 6)}]")
+            lines.append(f"{dest} = load {arr}[i + {rng.randint(3, 9)}]")
         elif kind < 0.40:
             arr = rng.choice(_ARRAYS)
-            lines.append(f"store {arr}[i + {rng.randint(0, 6)}], {operand()}")
+            lines.append(f"store {arr}[i + {rng.randint(3, 9)}], {operand()}")
         elif kind < 0.45:
             idx = f"{dest}x"
             lines.append(f"{idx} = {operand()} & 7")
@@ -88,9 +88,18 @@ def random_loop(rng: random.Random, n_ops: int, floats: bool = False) -> str:
     sym = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}[test]
     entry = init + [start, bound] + ([entry_bound] if entry_bound else []) + [f"z = i {sym} bnd", "br z, loop, exit"]
     update = f"i = i + {step}" if step > 0 else f"i = i - {-step}"
-    tail = ([f"more = i {sym} bnd", update] if compare_first else [update, f"more = i {sym} bnd"])
+    # The step goes anywhere in the body (accesses after it see i + step); the test
+    # before or after it.
+    at = rng.randint(0, len(lines))
+    test_line = f"more = i {sym} bnd"
+    lines.insert(at, update)
+    if compare_first:
+        lines.insert(rng.randint(0, at), test_line)
+    else:
+        lines.insert(rng.randint(at + 1, len(lines)), test_line)
+    tail: list[str] = []
     if pointer:
-        tail.insert(rng.randint(0, len(tail)), "p = p + 8")
+        lines.insert(rng.randint(0, len(lines)), "p = p + 8")
     if compare_first:
         # Testing before the step runs one iteration more: keep the array bound in reach.
         entry.insert(-2, f"bnd = bnd {'-' if step > 0 else '+'} {abs(step)}")

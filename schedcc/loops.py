@@ -106,6 +106,23 @@ class Loop:
     last_def: dict[str, int] = field(default_factory=dict)
     # memory access node -> symbolic address (see _Sym), None if unknown
     addresses: dict[int, tuple | None] = field(default_factory=dict)
+    # every basic induction variable of the body (the exit test's is ``iv``)
+    inductions: dict[str, Induction] = field(default_factory=dict)
+
+    def address_only_uses(self) -> set[tuple[int, int]]:
+        """RAW edges (induction step node, user) along which the induction variable is read
+        only inside memory addresses: the code generator may read a fresher copy of it
+        there and correct the address by the steps in between."""
+        out = set()
+        for (node, reg), (src, _) in self.reaching.items():
+            iv = self.inductions.get(reg)
+            if iv is None or src != iv.node or node == src:
+                continue
+            ins = self.block.instrs[node]
+            if any(isinstance(op, Reg) and op.name == reg for op in ins.operands):
+                continue
+            out.add((src, node))
+        return out
 
     @property
     def name(self) -> str:
@@ -157,8 +174,11 @@ def analyse_loop(function: Function, block: Block) -> Loop | NotPipelined:
 
     instrs = block.instrs
     term = block.terminator
-    if term is None or term.opcode != "br":
+    if term is not None and term.opcode == "jmp":
         return no("the loop never exits: it ends with 'jmp' to itself, not with a conditional 'br'")
+    if term is None or term.opcode != "br":
+        return no(f"the loop ends with '{term}', not with the IR's 'br c, {block.label}, exit': loops "
+                  "read from assembly or LLVM IR are list-scheduled only")
     labels = [op.name for op in term.operands[1:]]
     if labels[0] == labels[1]:
         return no(f"both targets of '{term}' are '{labels[0]}': the loop never exits")
@@ -238,7 +258,7 @@ def analyse_loop(function: Function, block: Block) -> Loop | NotPipelined:
             before = [d for d in nodes if d < node]
             reaching[(node, r)] = (before[-1], 0) if before else (nodes[-1], 1)
     return Loop(function, block, iv, exit_test, exit_label, reaching,
-                {r: nodes[-1] for r, nodes in defs.items()}, addresses)
+                {r: nodes[-1] for r, nodes in defs.items()}, addresses, ivs)
 
 
 def bound_ok(bound, defs: dict[str, list[int]]) -> bool:

@@ -74,7 +74,7 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
     except SchedccError as err:
         return LoopResult(loop, dag, cycles_before=before, reason=err.message)
     verify_modulo(dag, sched.ii, sched.cycle, sched.unit, target.issue_width)
-    pressure = register_pressure(dag, sched.ii, sched.cycle)
+    pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()))
     blocks = generate(loop, sched, pressure)
     return LoopResult(loop, dag, sched, pressure, before, blocks)
 

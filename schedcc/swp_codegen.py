@@ -26,6 +26,11 @@ pass, instructions follow their schedule rows; in one cycle the older
 iteration goes first, then program order: the order a machine issuing the
 rows would see.
 
+An induction variable read only in addresses needs no old copies: such a read
+takes the freshest copy whose value is ready and corrects the address by the
+steps in between (``store C[j.2 - 6], c2``); the lifetimes that size q count
+it that way (:func:`schedcc.sched.lifetimes.value_lifetime`).
+
 The kernel's exit test is the loop's own compare with the bound shifted by
 ``(stage of the branch + u - 1) * step``, so that it asks "do u more
 iterations remain?" without a separate counter.
@@ -113,6 +118,34 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
         head.append(_op("sub", kb, bound, shift))
         kernel_bound = Reg(kb)
 
+    # Induction variables read only in addresses may use the freshest ready copy, the
+    # address corrected by the steps in between (this is what keeps their copies few:
+    # see schedcc.sched.lifetimes.value_lifetime). ``content`` follows, instruction by
+    # instruction, which iteration's value each copy of a step holds and when it issued.
+    fresh = loop.address_only_uses()
+    steps = {iv.node: iv.step for iv in loop.inductions.values()}
+    latency = {n: max(int(sched.dag.nodes[n].get("latency", 1)), 1) for n in range(len(instrs))}
+    content: dict[str, tuple[int, float]] = {}
+
+    def address(n: int, j: int, mem: Mem, reg) -> Mem:
+        terms: dict[str, int] = {}
+        const = mem.index.const
+        for r, coef in mem.index.terms:
+            src = loop.reaching.get((n, r))
+            if src is None or (src[0], n) not in fresh:
+                terms[reg(r)] = terms.get(reg(r), 0) + coef
+                continue
+            y, dist = src
+            want, now = j - dist, j * ii + sched.cycle[n]
+            ready = [(m, copy) for copy, (m, t) in content.items()
+                     if copy in names[y] and t + latency[y] <= now]
+            if not ready:
+                raise RuntimeError(f"internal: no ready copy of {r} for #{n} in iteration {j}")
+            m, copy = max(ready)
+            terms[copy] = terms.get(copy, 0) + coef
+            const += coef * (want - m) * steps[y]
+        return Mem(mem.array, Affine.of(terms, const))
+
     def instance(n: int, j: int) -> Instr:
         ins = instrs[n]
 
@@ -126,11 +159,13 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
             elif isinstance(op, Reg):
                 ops.append(Reg(reg(op.name)))
             elif isinstance(op, Mem):
-                ops.append(Mem(op.array, Affine.of({reg(r): c for r, c in op.index.terms}, op.index.const)))
+                ops.append(address(n, j, op, reg))
             elif isinstance(op, Label):
                 ops.append(Label(lbl["kernel"] if op.name == L else lbl["epi"]))
             else:
                 ops.append(op)
+        if n in steps:
+            content[name(n, j)] = (j, j * ii + sched.cycle[n])
         return replace(ins, operands=tuple(ops), dest=Reg(name(n, j)) if ins.dest is not None else None)
 
     def emit_pass(p: int, keep, with_branch: bool) -> list[Instr]:
@@ -144,15 +179,19 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
             move = _op("mov", name(src, -dist), r)
             if move not in head:
                 head.append(move)
+        if dist and src in steps:
+            content[name(src, -dist)] = (-dist, float("-inf"))
     prologue = list(head)
     for p in range(S - 1):
         prologue += emit_pass(p, lambda n, p=p: stage[n] <= p, False)
     kernel: list[Instr] = []
     for t in range(u):
         kernel += emit_pass(S - 1 + t, lambda n: True, t == u - 1)
+    # The epilogue follows one round of the kernel (any multiple of u iterations later
+    # names the same copies).
     epilogue: list[Instr] = []
     for e in range(S - 1):
-        epilogue += emit_pass(S - 1 + e, lambda n, e=e: stage[n] >= e + 1, False)
+        epilogue += emit_pass(S - 1 + u + e, lambda n, e=e: stage[n] >= e + 1, False)
     for r, n in sorted(loop.last_def.items()):
         if r != loop.exit.cond and name(n, S - 2) != r:
             epilogue.append(_op("mov", r, name(n, S - 2)))

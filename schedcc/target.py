@@ -303,6 +303,9 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
             if cost not in COST_FUNCTIONS:
                 raise v.fail(f"{key}.cost", f"unknown cost function '{cost}'")
         params = v.get(spec, f"{key}.params", dict, {})
+        # A cluster model's numbers ([cluster], see docs/cost-model.md) reach its cost functions.
+        cluster = data.get("cluster") if isinstance(data.get("cluster"), dict) else {}
+        params = {**{k: x for k, x in cluster.items() if not isinstance(x, dict)}, **params}
         classes.append(OpClass(
             name=cname, opcodes=tuple(opcodes), units=tuple(dict.fromkeys(chosen)),
             latency=v.get(spec, f"{key}.latency", int, 0 if cost is not None else ..., minimum=0),
@@ -323,7 +326,7 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
 def _load_cost_plugins() -> None:
     """Import modules that register cost functions (they live beside their targets' code)."""
     import importlib
-    for module in ("schedcc.costs",):
+    for module in ("schedcc.costs", "schedcc.training.costs"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:

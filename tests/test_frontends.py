@@ -4,6 +4,7 @@ schedule is written back, and the CLI's choice of front end."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -59,10 +60,10 @@ def _instrs(text, name="t.ll", block=0):
 def test_llvm_instructions_and_memory_references():
     got = [str(i) for i in _instrs(LL)]
     assert got == [
-        "store %a[0], %n {width = 4}",
+        "store %a[0], %n {width = 4, private = true}",
         "%b1 = add %b, 8",
-        "store %b[8], 7, %b1 {width = 8}",
-        "%x = load %a[0] {width = 4}",
+        "store %b[8], 7, %b1 {width = 8, private = true}",
+        "%x = load %a[0] {width = 4, private = true}",
         "%q = add %p, 24",
         "%y = load [%p + 24], %q {width = 8}",
         "%i = mov %n",
@@ -81,7 +82,8 @@ def test_llvm_distinct_objects_do_not_alias_but_unknown_pointers_may():
     mem = {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "MEM"}
     assert (0, 3) in mem            # store %a -> load %a
     assert (2, 3) not in mem        # %b and %a are different allocas
-    assert (0, 5) in mem and (2, 5) in mem  # [%p + 24] may point anywhere
+    assert (0, 5) not in mem and (2, 5) not in mem  # [%p + 24] cannot reach the private allocas
+    assert (5, 8) in mem            # but it may point into @g
     assert (9, 10) not in mem       # @g and @h do not alias
     assert (1, 2) in {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "RAW"}  # address first
 
@@ -118,6 +120,15 @@ def test_llvm_syntax_error_is_located_with_expected_tokens():
     text = info.value.render()
     assert text.startswith("bad.ll:2:18: error: unexpected '2'")
     assert "  %x = add i32 1 2\n" in text and "^" in text and "note: expected ','" in text
+
+
+def test_llvm_structural_errors():
+    with pytest.raises(SchedccError, match="duplicate label '1'"):
+        parse_file("define void @f() {\n  br label %1\n1:\n  br label %1\n1:\n  ret void\n}\n", "d.ll")
+    with pytest.raises(SchedccError, match="malformed 'br'"):
+        parse_file("define void @f(i1 %c) {\n  br i1 %c\n}\n", "b.ll")
+    with pytest.raises(SchedccError, match="duplicate label '.L1'"):
+        parse_file("f:\n.L1:\n\tnop\n.L1:\n\tret\n", "d.s")
 
 
 def test_llvm_unsupported_variable_alloca_is_a_clear_error():
@@ -251,3 +262,65 @@ define i32 @v() {
     assert str(block.instrs[0]).startswith("store [volatile], 1")
     dag = build_dag(block, "la464")
     assert dag.has_edge(0, 1) and dag.has_edge(0, 2)  # a volatile store orders every access after it
+
+
+def test_asm_in_gcc_and_course_compiler_style(root, tmp_path):
+    """GCC's numeric registers, `.LFB0 = .` and `.cfi_*` directives; a course
+    compiler's `.main_label_*` block labels (functions come from `.type`)."""
+    path = root / "tests" / "data" / "gcc_and_course_style.s"
+    source = parse_source(path.read_text(), str(path))
+    funcs = source.program.functions
+    assert [f.name for f in funcs] == ["f", "main"]
+    assert [b.label for b in funcs[1].blocks] == ["main", ".main_label_entry", ".main_label_exit"]
+    f3 = funcs[0].blocks[3]
+    assert str(f3.instrs[2]) == "st.w [$fp - 20], $t0 {width = 4}"  # $r22 is $fp, $r12 is $t0
+    out = source.render(schedule_program(source.program, "la464").scheduled_program())
+    assert sorted(out.splitlines()) == sorted(path.read_text().splitlines())
+    if shutil.which("llvm-mc-16"):
+        (tmp_path / "out.s").write_text(out)
+        subprocess.run(["llvm-mc-16", "--triple=loongarch64", "--filetype=obj", str(tmp_path / "out.s"),
+                        "-o", str(tmp_path / "out.o")], check=True)
+
+
+@pytest.mark.parametrize("module", ["schedcc.frontends", "schedcc.frontends.source", "schedcc.frontends.llvm_ir",
+                                    "schedcc.frontends.llvm_types", "schedcc.frontends.loongarch_asm"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_llvm_private_allocas_are_out_of_reach_of_pointers():
+    text = """\
+declare void @use(ptr)
+declare void @llvm.lifetime.start.p0(i64, ptr)
+
+define i32 @e(ptr %p, ptr %q) {
+  %kept = alloca i32, align 4
+  %arr = alloca [4 x i32], align 4
+  %stored = alloca i32, align 4
+  %passed = alloca [2 x i32], align 4
+  call void @llvm.lifetime.start.p0(i64 16, ptr %arr)
+  %a1 = getelementptr inbounds [4 x i32], ptr %arr, i64 0, i64 1
+  store ptr %stored, ptr %q, align 8
+  %p1 = getelementptr inbounds [2 x i32], ptr %passed, i64 0, i64 1
+  call void @use(ptr %p1)
+  store i32 1, ptr %kept, align 4
+  store i32 2, ptr %a1, align 4
+  store i32 3, ptr %stored, align 4
+  store i32 4, ptr %passed, align 4
+  %x = load i32, ptr %p, align 4
+  ret i32 %x
+}
+"""
+    fn = parse_file(text, "e.ll").functions[0]
+    block = fn.blocks[0]
+    private = {str(i.operands[0]).split("[")[0] for i in block.instrs if i.attr("private")}
+    assert private == {"%kept", "%arr"}
+    dag = build_dag(block, "la464")
+    load = len(block.instrs) - 2
+    stores = {str(block.instrs[u].operands[0]).split("[")[0]: u for u in range(load)
+              if block.instrs[u].opcode == "store" and block.instrs[u].attr("width") == 4}
+    assert not dag.has_edge(stores["%kept"], load) and not dag.has_edge(stores["%arr"], load)
+    assert dag.has_edge(stores["%stored"], load) and dag.has_edge(stores["%passed"], load)

@@ -140,3 +140,40 @@ def test_swing_keeps_fewer_registers_on_the_lecture_loop():
     swing = modulo_schedule(dag, "la464", algorithm="swing")
     assert swing.ii == ims.ii
     assert register_pressure(dag, swing.ii, swing.cycle).max_live <= register_pressure(dag, ims.ii, ims.cycle).max_live
+
+
+# -- random graphs that do not come from the IR ------------------------------------------------
+
+import itertools  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+UNIT_SETS = [("U0",), ("U0", "U1"), ("U1", "U2"), ("U0", "U1", "U2"), ("V0",)]
+
+
+@st.composite
+def resource_graphs(draw):
+    n = draw(st.integers(1, 9))
+    g = nx.DiGraph()
+    for k in range(n):
+        also = (("DIV", draw(st.integers(1, 4))),) if draw(st.integers(0, 5)) == 0 else ()
+        g.add_node(k, latency=draw(st.integers(0, 6)), units=draw(st.sampled_from(UNIT_SETS)),
+                   occupancy=draw(st.integers(1, 3)), also=also)
+    if draw(st.booleans()):
+        g.nodes[n - 1]["kernel_end"] = True
+    for u, v in itertools.permutations(range(n), 2):
+        if draw(st.integers(0, 3)) == 0:
+            g.add_edge(u, v, latency=draw(st.integers(0, 6)),
+                       distance=draw(st.integers(0 if u < v else 1, 3)), kind="RAW")
+    return g
+
+
+@settings(max_examples=80, deadline=None)
+@given(resource_graphs(), st.integers(1, 3), st.sampled_from(["ims", "swing"]), st.booleans())
+def test_random_graphs_schedule_and_verify(g, width, algorithm, staged):
+    s = modulo_schedule(g, width, algorithm=algorithm, stage_scheduling=staged)
+    verify_modulo(g, s.ii, s.cycle, s.unit, width)
+    assert s.ii >= s.mii.value
+    assert 0 <= min(s.cycle.values()) < s.ii
+    p = register_pressure(g, s.ii, s.cycle)
+    assert p.registers >= p.max_live

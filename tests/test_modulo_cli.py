@@ -82,3 +82,13 @@ def test_swing_option_reports_its_name(capsys):
     _, out, _ = run([ROOT / "examples/loops/lecture_cj.ir", "--target", "la464", "--pipeline", "--modulo", "swing"],
                     capsys)
     assert "(swing: Swing Modulo Scheduling (Llosa)" in out
+
+
+def test_assembly_loops_are_reported_not_pipelined(tmp_path, capsys):
+    code, out, err = run([ROOT / "examples/frontends/kernel.s", "--target", "la464", "--pipeline"], capsys)
+    assert code == 0
+    assert "not pipelined: the loop ends with 'bnez $a4, .LBB0_2'" in out
+    out_ir = tmp_path / "k.ir"
+    code, out, err = run([ROOT / "examples/frontends/kernel.s", "--target", "la464", "--pipeline", "-o", out_ir],
+                         capsys)
+    assert code == 2 and "writes schedcc IR" in err and not out_ir.exists()

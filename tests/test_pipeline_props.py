@@ -108,3 +108,15 @@ exit:
             args = {"s": s}
             want = format_result(run_program(prog, "f", args, seed=s, array_size=130))
             assert format_result(run_program(new, "f", args, seed=s, array_size=130)) == want, (target, s)
+
+
+def test_addresses_read_fresh_induction_copies(root):
+    from schedcc.sched.lifetimes import register_pressure
+    prog = parse((root / "examples/loops/lecture_cj.ir").read_text())
+    (res,) = pipeline_program(prog, "la464").loops
+    s = res.schedule
+    plain = register_pressure(res.dag, s.ii, s.cycle)
+    assert res.pressure.registers < plain.registers and res.pressure.unroll < plain.unroll
+    kernel = next(b for b in res.blocks if b.label == "loop.kernel")
+    stores = [str(i) for i in kernel.instrs if i.opcode == "store"]
+    assert stores and all(" - " in t for t in stores)  # C[j.k - offset]: a fresher copy, corrected

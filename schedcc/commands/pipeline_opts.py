@@ -10,7 +10,9 @@ import sys
 
 from ..emit.json_out import dumps
 from ..emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
+from ..errors import SchedccError
 from ..fileio import write_output
+from ..frontends import detect_lang
 from ..ir import print_program
 from ..pipeliner import pipeline_program
 from ..sched.modulo import ALGORITHMS
@@ -37,6 +39,11 @@ def run_pipeline(args: argparse.Namespace, program, list_doc=None) -> int:
     inputs = (args.file,)
     notes = []
     if args.output:
+        lang = detect_lang(args.file, getattr(args, "lang", None))
+        if lang != "ir":
+            raise SchedccError(f"-o with --pipeline writes schedcc IR, and {args.file} is not IR ({lang})",
+                               notes=["software pipelining transforms loops written in schedcc IR; "
+                                      "drop -o to see the report"])
         write_output(args.output, print_program(result.transformed), inputs)
     if args.emit_kernel:
         from ..viz.kernel import write_kernel_picture

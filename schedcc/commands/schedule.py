@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-t", "--target", default="generic",
                         help="machine model: a name from 'schedcc targets' or a path to a .toml file "
                              "(default: generic)")
+    parser.add_argument("--policy", default="priority", choices=("fifo", "ddp", "priority", "critical-path"),
+                        help="with a cluster target (a training step): the scheduling policy; "
+                             "'schedcc train --help' lists every training option")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -75,6 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .train import is_cluster_target, run_from_default
+    if is_cluster_target(args.target):  # a training step: see 'schedcc train' and docs/training.md
+        return run_from_default(args)
     text, name = read_input(args.file)
     args._source_text = text
     source = parse_source(text, name, args.lang)

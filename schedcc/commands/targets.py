@@ -24,6 +24,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  issue width {t.issue_width}, {'in order' if t.in_order else 'out of order'}; "
               f"stages {' '.join(t.stages)}; WAR latency {t.war_latency}, WAW latency {t.waw_latency}")
         print("  units: " + ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items()))
+        if isinstance(t.raw.get("cluster"), dict):  # a cluster model (docs/cost-model.md)
+            print("  cluster: " + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
+                                            for k, v in t.raw["cluster"].items()))
         for c in t.classes:
             extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""

@@ -75,6 +75,9 @@ _WORDS = {
     "FLAG": "a flag (nsw, nuw, fast, ...)", "MDKIND": "metadata (!tbaa)", "MDREF": "a metadata node (!5)",
     "STRING": "a string", "ATTR_REF": "an attribute group (#0)", "$END": "end of file",
     "GKIND": "'global' or 'constant'", "CONSTWORD": "a constant (null, undef, true, ...)",
+    "AGGOP": "an aggregate or vector operation (extractvalue, ...)", "TAIL": "'tail'",
+    "VOLATILE": "'volatile'", "CSTRING": "a string constant (c\"...\")", "ATTR_GROUP": "an attribute group",
+    "MD_BODY": "a metadata node (!{...})",
 }
 
 
@@ -105,12 +108,62 @@ class PtrInfo:
         return Mem(self.obj, Affine.of(terms, self.const))
 
 
+# Intrinsics that take a pointer without keeping it anywhere.
+_NOCAPTURE_CALLS = ("@llvm.lifetime.", "@llvm.memcpy", "@llvm.memmove", "@llvm.memset", "@llvm.dbg.")
+_DERIVE = ("getelementptr", "bitcast", "addrspacecast")
+
+
+def _typed_values(li: LInstr) -> list[tuple[LType, Val]]:
+    return [x for x in li.items if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], LType)]
+
+
+def escaped_allocas(body: list) -> set[str]:
+    """The allocas of a function body whose address may reach a pointer register.
+
+    An alloca stays private while its address (or a getelementptr / bitcast
+    of it) is only ever the address of a load or a store, or the argument of
+    a non-capturing intrinsic (``llvm.lifetime``, ``llvm.memcpy``, ...). Any
+    other use (stored as a value, passed to a call, a phi, a compare, a
+    ptrtoint, returned, a volatile access) lets an unknown pointer point into
+    it. O(instructions).
+
+    Example: in ``%a = alloca i32; store ptr %a, ptr %b`` the alloca ``%a`` escapes.
+    """
+    instrs = [x for x in body if isinstance(x, LInstr)]
+    root = {str(li.result): str(li.result) for li in instrs if li.op == "alloca" and li.result is not None}
+    for _ in range(2):  # twice: a derived pointer may be used above its definition
+        for li in instrs:
+            values = _typed_values(li)
+            if li.op in _DERIVE and li.result is not None and values and values[0][1].text in root:
+                root[str(li.result)] = root[values[0][1].text]
+    escaped: set[str] = set()
+    for li in instrs:
+        callee = li.extra.get("callee")
+        nocapture = li.op == "call" and callee is not None and callee.text.startswith(_NOCAPTURE_CALLS)
+        for pos, (_, v) in enumerate(_typed_values(li)):
+            if v.kind != "local" or v.text not in root:
+                continue
+            # (a volatile access is a pointer reference of its own: its object must stay reachable)
+            address = ((li.op == "load" and pos == 0) or (li.op == "store" and pos == 1)) and \
+                not li.extra.get("volatile") or (li.op in _DERIVE and pos == 0)
+            if not (address or nocapture):
+                escaped.add(root[v.text])
+        for item in li.items:
+            if isinstance(item, tuple) and item[0] in ("phi_in", "case"):
+                for v in item[1:]:
+                    v = v[1] if isinstance(v, tuple) else v
+                    if isinstance(v, Val) and v.text in root:
+                        escaped.add(root[v.text])
+    return escaped
+
+
 class _FunctionBuilder:
-    def __init__(self, file: str, layout: Layout):
+    def __init__(self, file: str, layout: Layout, private: set[str] = frozenset()):  # type: ignore[assignment]
         self.file = file
         self.layout = layout
         self.ptrs: dict[str, PtrInfo] = {}
         self.allocas: set[str] = set()
+        self.private = private  # allocas no pointer register can reach
 
     def loc(self, tok: Token) -> Loc:
         return Loc(self.file, tok.line or 0, tok.column or 0)
@@ -185,24 +238,28 @@ class _FunctionBuilder:
         except KeyError:
             return UNKNOWN_WIDTH
 
-    def mem_operands(self, ptr: Val, volatile: bool = False) -> tuple[Mem, list]:
+    def mem_operands(self, ptr: Val, width: int, volatile: bool = False) -> tuple[Mem, list, tuple]:
+        """The memory reference, extra operands and attributes of a load or store through *ptr*."""
         info = self.pointer(ptr)
         mem = info.mem()
         if volatile:
             # A volatile access is a pointer reference of its own: it may alias
             # every other access, so stores around it keep their order.
-            mem = Mem(None, Affine.of({"volatile": 1}))
+            mem, width = Mem(None, Affine.of({"volatile": 1})), UNKNOWN_WIDTH
         extra = []
         if ptr.kind == "local" and ptr.text not in mem.regs() and ptr.text not in self.allocas:
             extra.append(Reg(ptr.text))  # the address register: keeps its computation before the access
-        return mem, extra
+        attrs: tuple = (("width", Attr(width)),)
+        if mem.array in self.private:
+            attrs += (("private", Attr(True)),)
+        return mem, extra, attrs
 
     # instructions -------------------------------------------------------------------
     def instr(self, li: LInstr) -> tuple[Instr | None, bool]:
         """(schedcc instruction, pinned at the block head)."""
         dest = Reg(str(li.result)) if li.result is not None else None
         loc = self.loc(li.tok)
-        values = [x for x in li.items if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], LType)]
+        values = _typed_values(li)
         op = li.op
         if op == "phi":
             return None, True
@@ -216,14 +273,12 @@ class _FunctionBuilder:
             self.allocas.add(dest.name)
             return None, True
         if op == "load":
-            mem, extra = self.mem_operands(values[0][1], li.extra["volatile"])
-            width = UNKNOWN_WIDTH if li.extra["volatile"] else self.width(li.extra["type"])
-            return Instr("load", dest, (mem, *extra), (("width", Attr(width)),), loc), False
+            mem, extra, attrs = self.mem_operands(values[0][1], self.width(li.extra["type"]), li.extra["volatile"])
+            return Instr("load", dest, (mem, *extra), attrs, loc), False
         if op == "store":
             (vt, value), (_, ptr) = values[0], values[1]
-            mem, extra = self.mem_operands(ptr, li.extra["volatile"])
-            width = UNKNOWN_WIDTH if li.extra["volatile"] else self.width(vt)
-            return Instr("store", None, (mem, self.operand(value), *extra), (("width", Attr(width)),), loc), False
+            mem, extra, attrs = self.mem_operands(ptr, self.width(vt), li.extra["volatile"])
+            return Instr("store", None, (mem, self.operand(value), *extra), attrs, loc), False
         if op == "getelementptr":
             base, indices = values[0], values[1:]
             info = self.gep_info(li.extra["type"], base, indices, li.tok)
@@ -253,6 +308,9 @@ class _FunctionBuilder:
         if op == "br":
             labels = [Label(v.text.lstrip("%")) for t, v in values if t.kind == "label"]
             conds = [self.operand(v) for t, v in values if t.kind != "label"]
+            if (len(conds), len(labels)) not in ((0, 1), (1, 2)):
+                raise self.error(li.tok, "malformed 'br'",
+                                 ["br label %L, or br i1 %c, label %then, label %else"])
             if conds:
                 return Instr("br", None, (conds[0], *labels), (), loc), False
             return Instr("jmp", None, tuple(labels), (), loc), False
@@ -271,16 +329,20 @@ class _FunctionBuilder:
 
 
 def _blocks(body: list, fb: _FunctionBuilder):
-    """Split a function body into blocks: (label, label token, [(Instr|None, pinned line)])."""
+    """Split a function body into blocks: (label, label token, instructions, lines of phi/alloca)."""
     blocks: list[tuple[str, Token | None, list[Instr], list[int]]] = []
     label, label_tok, instrs, pinned = "entry", None, [], []
     started = False
+    seen: dict[str, Token] = {}
     for item in body:
         if isinstance(item, tuple):  # a label
             if started or instrs or pinned:
                 blocks.append((label, label_tok, instrs, pinned))
             tok = item[1]
             label, label_tok, instrs, pinned = str(tok)[:-1].strip('"'), tok, [], []
+            if label in seen:
+                raise fb.error(tok, f"duplicate label '{label}'", [f"first defined at {fb.loc(seen[label])}"])
+            seen[label] = tok
             started = True
             continue
         started = True
@@ -315,7 +377,8 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
             if not (isinstance(item, tuple) and item[0] == "define"):
                 continue
             _, name_tok, params, body = item
-            fb = _FunctionBuilder(filename, layout)
+            allocas = {str(li.result) for li in body if isinstance(li, LInstr) and li.op == "alloca"}
+            fb = _FunctionBuilder(filename, layout, allocas - escaped_allocas(body))
             fname = str(name_tok)
             blocks = []
             for label, label_tok, instrs, pins in _blocks(body, fb):

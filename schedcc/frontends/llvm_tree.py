@@ -59,6 +59,9 @@ class ToValues(Transformer):
     def struct_type(self, c):
         return LType("struct", fields=tuple(x for x in c if x is not None), name="{...}")
 
+    def pointer_type(self, c):
+        return LType("ptr", elem=c[0], name=f"{c[0]}*")
+
     def packed_type(self, c):
         return LType("struct", fields=tuple(x for x in c if x is not None), packed=True, name="<{...}>")
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass, field
+from typing import Callable
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput, VisitError
@@ -250,8 +251,23 @@ class _Decoder:
         return Instr(op, dest, tuple(self.value(o, tok) for o in ops[1:]), (), loc)
 
 
-def _is_function_label(name: str) -> bool:
-    return not name.startswith(".L") and not name[0].isdigit()
+def _function_names(lines: list[_Line]) -> Callable[[str], bool]:
+    """Which labels start a function: those ``.type``d as ``@function``; else
+    the ``.globl`` ones; else every label not starting with '.' or a digit."""
+    typed, globl = set(), set()
+    for line in lines:
+        if line.directive is None:
+            continue
+        words = str(line.directive).replace(",", " ").split()
+        if words[0] == ".type" and len(words) >= 3 and words[2] in ("@function", "%function"):
+            typed.add(words[1])
+        elif words[0] in (".globl", ".global"):
+            globl.update(words[1:])
+    if typed:
+        return typed.__contains__
+    if globl:
+        return globl.__contains__
+    return lambda name: not name.startswith(".") and not name[0].isdigit()
 
 
 def parse_asm(text: str, filename: str = "<input>") -> Source:
@@ -274,6 +290,7 @@ def parse_asm(text: str, filename: str = "<input>") -> Source:
 
 def _build(lines: list[_Line], file: str) -> Program:
     decoder = _Decoder(file)
+    is_function = _function_names(lines)
     functions: list[Function] = []
     fname, floc = "(top)", None
     blocks: list[Block] = []
@@ -299,12 +316,17 @@ def _build(lines: list[_Line], file: str) -> Program:
             functions.append(Function(fname, (), tuple(blocks), floc))
         blocks = []
 
+    defined: dict[str, Token] = {}
     for line in lines:
         if line.labels:
             close()
             for tok in line.labels:
                 name = str(tok)[:-1]
-                if _is_function_label(name):
+                if name in defined and not name.isdigit():  # numeric labels (1:) may repeat
+                    raise decoder.error(tok, f"duplicate label '{name}'",
+                                        [f"first defined at {decoder.loc(defined[name])}"])
+                defined[name] = tok
+                if is_function(name):
                     close_function()
                     fname, floc = name, decoder.loc(tok)
                 label, label_loc, region = name, decoder.loc(tok), 0

@@ -56,19 +56,34 @@ def defines_value(dag: nx.DiGraph, n: Hashable) -> bool:
     return any(d.get("kind") == "RAW" for d in dag.succ[n].values())
 
 
-def value_lifetime(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], n: Hashable) -> int:
-    """Cycles the value defined by *n* stays alive (see the module docstring)."""
-    # An operation that ends the kernel (the loop branch) comes after everything else
-    # in its row, so it reads at the end of its cycle.
-    ends = [cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0)
-            for v, d in dag.succ[n].items() if d.get("kind") == "RAW"]
-    end = max(ends) if ends else cycle[n] + int(dag.nodes[n].get("latency", 1))
+def value_lifetime(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], n: Hashable,
+                   fresh_uses: frozenset = frozenset()) -> int:
+    """Cycles the value defined by *n* stays alive (see the module docstring).
+
+    A use along an edge in *fresh_uses* may read any later copy of the value
+    (an induction variable in an address, corrected by the steps in between):
+    it only needs the newest copy that is ready, which lives ``latency + II``."""
+    lat = int(dag.nodes[n].get("latency", 1))
+    ends = [cycle[n] + lat]
+    for v, d in dag.succ[n].items():
+        if d.get("kind") != "RAW":
+            continue
+        if (n, v) in fresh_uses:
+            ends.append(cycle[n] + max(lat, 1) + ii)
+        else:
+            # An operation that ends the kernel (the loop branch) comes after everything
+            # else in its row, so it reads at the end of its cycle.
+            ends.append(cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0))
+    has_use = any(d.get("kind") == "RAW" for d in dag.succ[n].values())
+    end = max(ends[1:]) if has_use else ends[0]
     return max(end - cycle[n], 1)
 
 
-def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int]) -> RegisterPressure:
-    """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module docstring."""
-    lifetime = {n: value_lifetime(dag, ii, cycle, n) for n in dag.nodes if defines_value(dag, n)}
+def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int],
+                      fresh_uses: frozenset = frozenset()) -> RegisterPressure:
+    """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module
+    docstring and :func:`value_lifetime` for *fresh_uses*."""
+    lifetime = {n: value_lifetime(dag, ii, cycle, n, fresh_uses) for n in dag.nodes if defines_value(dag, n)}
     rows = [0] * ii
     for n, length in lifetime.items():
         full, extra = divmod(length, ii)

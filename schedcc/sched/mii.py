@@ -152,20 +152,19 @@ def rec_mii(dag: nx.DiGraph) -> RecBound:
             continue
         sub = dag.subgraph(nodes)
         edges = _EdgeArrays(nodes, sub)
-        lo = 1
+        lo = 0
         hi = max(1, int(edges.lat.sum()))
         if has_positive_cycle(edges.weights(hi)):
             raise ValueError("a dependence cycle with total distance 0: the loop cannot be scheduled")
         if not has_positive_cycle(edges.weights(lo)):
-            value = lo
-        else:
-            while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
-                mid = (lo + hi) // 2
-                if has_positive_cycle(edges.weights(mid)):
-                    lo = mid
-                else:
-                    hi = mid
-            value = hi
+            continue  # every cycle has latency 0: no constraint
+        while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
+            mid = (lo + hi) // 2
+            if has_positive_cycle(edges.weights(mid)):
+                lo = mid
+            else:
+                hi = mid
+        value = hi
         if value > best.value or (value == best.value and not best.cycle):
             best = RecBound(value, *_critical_cycle(sub, value))
     return best

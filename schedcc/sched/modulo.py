@@ -121,7 +121,8 @@ def modulo_schedule(dag: nx.DiGraph, target: Target | str | int, *, algorithm: s
     II starts at the MII (or *min_ii* if larger) and grows when the scheduler
     fails at it or *accept* rejects the schedule (returns ``False`` or a reason
     string; ``True``/``None`` accepts). *capacity* gives the number of copies of
-    extra (``also``) resources (default 1 each). With *stage_scheduling* (the
+    extra (``also``) resources (default 1 each, which is exact; with more, holders
+    are counted per row, as for a pool of buffers). With *stage_scheduling* (the
     default) operations are then moved by whole stages to shorten lifetimes
     (:func:`schedcc.sched.lifetimes.stage_schedule`; II and resources are
     unchanged). Raises :class:`SchedccError` when no II up to *max_ii* works.
@@ -195,7 +196,7 @@ class _MRT:
         out: set = set()
         row = t % self.ii
         if len(self.issue[row]) >= self.width:
-            out.add(self.issue[row][-1])
+            out.add(self.issue[row][0])
         for r in self._rows(t, occ):
             o = self.owner.get((unit, r))
             if o is not None:

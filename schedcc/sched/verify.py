@@ -8,8 +8,9 @@ must hold from the program's meaning and the machine model.
   the previous value (WAR) and for the previous write (WAW).
 * Memory: accesses that may touch the same location (its own alias test,
   after the rules of ``docs/dag.md``, including the ``width`` attribute: an
-  access covers ``width`` units from its constant) keep their order and latency; calls and
-  instructions with unknown side effects order all memory.
+  access covers ``width`` units from its constant; an array access marked
+  ``private`` is out of reach of pointer references) keep their order and
+  latency; calls and instructions with unknown side effects order all memory.
 * The terminator issues last.
 * Resources: at most ``issue_width`` issues per cycle; each instruction on a
   unit its class may use; no unit (or extra resource) busy twice at once.
@@ -56,6 +57,7 @@ class _Ref:
     address: tuple             # ((reg, defining index, coef), ...), offset, width
     reads: bool
     writes: bool
+    private: bool = False      # an array no pointer reference reaches ({private = true})
 
 
 def _side_effects(instr: Instr) -> bool:
@@ -72,7 +74,7 @@ def _conflict(a: _Ref, b: _Ref) -> bool:
     if "*" in (a.array, b.array):
         return True
     if (a.array is None) != (b.array is None):
-        return True  # a pointer may point into any array
+        return not (a.private or b.private)  # a pointer may point into any array but a private one
     if a.array != b.array:
         return False
     # the same array, or two pointer references: compare base values and ranges
@@ -114,7 +116,7 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
 
     Instead of comparing all pairs, keep the latest demands per set of accesses
     a later one conflicts with as a whole (barriers, all pointer references,
-    all array accesses, each *family* of same-array same-base accesses) and,
+    all array accesses not marked private, each *family* of same-array same-base accesses) and,
     inside a family, per address unit, where only overlapping ranges conflict.
     O(m * families + m * width) for m accesses.
     """
@@ -138,7 +140,10 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
             regs, lo, width = b.address
             fam = (b.array, regs)
             check(barriers, b)
-            check(pointers if b.array is not None else arrays, b)
+            if b.array is None:
+                check(arrays, b)          # the shared arrays: private ones are out of reach
+            elif not b.private:
+                check(pointers, b)
             for other in by_array[b.array]:
                 if other != fam:
                     check(families[other], b)
@@ -164,7 +169,10 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
             else:
                 for pos in range(lo, lo + width):
                     units[fam].setdefault(pos, _Latest()).add(b, c, latency[b.index], tgt)
-            (pointers if b.array is None else arrays).add(b, c, latency[b.index], tgt)
+            if b.array is None:
+                pointers.add(b, c, latency[b.index], tgt)
+            elif not b.private:
+                arrays.add(b, c, latency[b.index], tgt)
         everything.add(b, c, latency[b.index], tgt)
         if b.array == "*":
             barriers.add(b, c, latency[b.index], tgt)
@@ -210,7 +218,8 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         elif mem is not None:
             address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
                        _width(ins))
-            refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None))
+            refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None,
+                             mem.array is not None and ins.attr("private") is True))
         for r in ins.uses():
             if r in defined_by:
                 i = defined_by[r]

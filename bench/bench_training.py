@@ -1,0 +1,121 @@
+"""Training-graph benchmarks (issue 5). Recorded in docs/performance.md, "Training graphs".
+
+1. A generated 24-layer, dp=8 tp=4 pp=4, 16-microbatch step: generate + build
+   the graph + schedule (policy priority, 3 steps simulated) + write the Chrome
+   trace, goal <= 10 s.
+2. A graph of about 100,000 operators (96 layers, tp=8 pp=8, 40 microbatches):
+   the same, one step simulated, goal <= 30 s.
+3. Through the library, one step of about 1,000 operators: generate + build +
+   schedule, goal <= 50 ms (best of 5).
+4. A data-parallel step whose communication is less than its backward compute:
+   the policy table; goal: priority leaves <= 5% of communication exposed.
+
+    .venv/bin/python bench/bench_training.py             # all four
+    .venv/bin/python bench/bench_training.py --only 3 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from schedcc import training  # noqa: E402
+from schedcc.target import load_target  # noqa: E402
+from schedcc.training.graph import build_training_graph  # noqa: E402
+from schedcc.training.trace import write_step_trace  # noqa: E402
+
+
+def full_step(config: dict, target: str, iterations: int, policy: str = "priority") -> dict:
+    out = {}
+    t0 = time.perf_counter()
+    program = training.generate(**config)
+    t1 = time.perf_counter()
+    tg = build_training_graph(program, load_target(target))
+    t2 = time.perf_counter()
+    res = training.schedule(tg, target, policy=policy, iterations=iterations)
+    t3 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        write_step_trace(os.path.join(tmp, "trace.json"), res)
+        size = os.path.getsize(os.path.join(tmp, "trace.json"))
+    t4 = time.perf_counter()
+    out.update(operators=len(tg), nodes=res.run.graph.number_of_nodes(), gen=t1 - t0, graph=t2 - t1,
+               schedule=t3 - t2, trace=t4 - t3, total=t4 - t0, trace_mb=size / 2**20,
+               step_ms=res.step_time_us / 1000)
+    return out
+
+
+def print_full(name: str, r: dict, goal: float) -> None:
+    print(f"{name}: {r['operators']} operators ({r['nodes']} scheduled nodes)")
+    print(f"  generate {r['gen']:.2f} s, graph {r['graph']:.2f} s, schedule {r['schedule']:.2f} s, "
+          f"trace {r['trace']:.2f} s ({r['trace_mb']:.1f} MiB): total {r['total']:.2f} s (goal <= {goal:g} s)"
+          f"; simulated step {r['step_ms']:.1f} ms")
+
+
+def bench_library(repeat: int = 9) -> None:
+    config = dict(layers=8, hidden=2048, seq=2048, microbatches=5, dp=8, tp=2, pp=2)
+    target = load_target("h100-128x")
+    for iterations in (1, 3):
+        best = best_cpu = float("inf")
+        for _ in range(repeat):
+            t0, c0 = time.perf_counter(), time.process_time()
+            tg = build_training_graph(training.generate(**config), target)
+            training.schedule(tg, target, policy="priority", iterations=iterations)
+            best = min(best, time.perf_counter() - t0)
+            best_cpu = min(best_cpu, time.process_time() - c0)
+        print(f"library: {len(tg)} operators, generate + graph + schedule, iterations={iterations}: "
+              f"{best * 1000:.1f} ms wall, {best_cpu * 1000:.1f} ms CPU (best of {repeat}; goal <= 50 ms)")
+        best = best_cpu = float("inf")
+        for _ in range(repeat):  # a planner that keeps the graph and varies the policy or the cluster
+            t0, c0 = time.perf_counter(), time.process_time()
+            training.schedule(tg, target, policy="priority", iterations=iterations)
+            best = min(best, time.perf_counter() - t0)
+            best_cpu = min(best_cpu, time.process_time() - c0)
+        print(f"library: {len(tg)} operators, schedule only (graph built), iterations={iterations}: "
+              f"{best * 1000:.1f} ms wall, {best_cpu * 1000:.1f} ms CPU (best of {repeat}; goal <= 50 ms)")
+
+
+def bench_policies() -> None:
+    config = dict(layers=24, hidden=2048, seq=2048, microbatches=1, dp=8)
+    target = load_target("h100-8x")
+    tg = build_training_graph(training.generate(**config), target)
+    backward = sum(d["dur"] for _, d in tg.graph.nodes(data=True) if d["opcode"].endswith(("_bwd", "_w"))) / 1e6
+    results = training.compare(tg, target)
+    fifo = results[0]
+    print(f"data-parallel step: 24 layers, hidden 2048, seq 2048, dp=8 on h100-8x, {len(tg)} operators; "
+          f"backward compute {backward:.1f} ms, communication {fifo.comm_us / 1000:.1f} ms (fifo)")
+    print("| policy | step (ms) | speedup over fifo | communication (ms) | exposed (ms) | exposed % | overlap ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r.policy} | {r.step_time_us / 1000:.2f} | {fifo.step_time_us / r.step_time_us:.3f}x | "
+              f"{r.comm_us / 1000:.2f} | {r.exposed_comm_us / 1000:.2f} | {r.exposed_fraction:.1%} | "
+              f"{r.overlap_ratio:.3f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", nargs="*", type=int, default=[1, 2, 3, 4])
+    args = ap.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, CPython {platform.python_version()}")
+    if 1 in args.only:
+        r = full_step(dict(layers=24, hidden=4096, seq=2048, micro_batch=1, microbatches=16, dp=8, tp=4, pp=4),
+                      "h100-128x", iterations=3)
+        print_full("24 layers, dp=8 tp=4 pp=4, 16 microbatches, priority, 3 steps", r, 10)
+    if 2 in args.only:
+        r = full_step(dict(layers=96, hidden=8192, seq=2048, microbatches=40, dp=2, tp=8, pp=8),
+                      "h100-128x", iterations=1)
+        print_full("96 layers, dp=2 tp=8 pp=8, 40 microbatches, priority, 1 step", r, 30)
+    if 3 in args.only:
+        bench_library()
+    if 4 in args.only:
+        bench_policies()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""``schedcc pipeline``: build or import a pipeline-parallel schedule and time it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import SchedccError
+
+HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, auto, or --import)"
+DESCRIPTION = """\
+Build a pipeline-parallel schedule as a graph (per-rank action lists in the
+notation of torch.distributed.pipelining), schedule it with the list scheduler
+and report the makespan, the bubble fraction and the peak activation memory
+per rank. Without --target, actions take unit costs (F=1, B=2, or
+--unit-costs); with a cluster --target they take the transformer cost model
+(--layers, --hidden, --seq, --micro-batch, --tp) and transfers between ranks
+take time on a comm:pp channel. docs/training.md explains the output.
+
+examples:
+  schedcc pipeline --schedule 1f1b --stages 4 --microbatches 8
+  schedcc pipeline --schedule interleaved --virtual 2 --stages 4 --microbatches 8 --timeline pp.svg
+  schedcc pipeline --schedule auto --stages 4 --microbatches 16 --memory-limit 6 --unit-costs F=1,I=1,W=1
+  schedcc pipeline --schedule zb-h1 --stages 4 --microbatches 16 --target h100-128x --trace pp.json
+  schedcc pipeline --import schedule.txt --unit-costs F=1,B=2,I=1,W=1"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..training.pipeline import SCHEDULES
+    parser.add_argument("--schedule", default="1f1b", choices=SCHEDULES + ("auto",),
+                        help="the schedule to build (default 1f1b)")
+    parser.add_argument("--import", dest="import_file", metavar="FILE",
+                        help="evaluate per-rank action lists (one rank per line, or JSON list of lists)")
+    parser.add_argument("--stages", type=int, default=4, help="pipeline stages = ranks (default 4)")
+    parser.add_argument("--microbatches", type=int, default=8, help="microbatches per step (default 8)")
+    parser.add_argument("--virtual", type=int, default=2, help="stages per rank for interleaved (default 2)")
+    parser.add_argument("--memory-limit", metavar="N",
+                        help="per-rank activation limit: microbatch activations of one stage (e.g. 4), "
+                             "or bytes with --target (e.g. 20GiB)")
+    parser.add_argument("--unit-costs", metavar="F=1,B=2,I=1,W=1,C=0",
+                        help="abstract action costs (C: one transfer between ranks); default F=1,B=2")
+    parser.add_argument("-t", "--target", help="cluster model for real costs (e.g. h100-128x)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
+                        help="override a cluster number, e.g. --set net_bw=25GB/s")
+    model = parser.add_argument_group("model (with --target)")
+    model.add_argument("--layers", type=int, default=24)
+    model.add_argument("--hidden", type=int, default=4096)
+    model.add_argument("--seq", type=int, default=2048)
+    model.add_argument("--micro-batch", type=int, default=1)
+    model.add_argument("--tp", type=int, default=1, help="tensor parallelism inside each stage")
+    model.add_argument("--dp", type=int, default=1, help="data parallelism (spaces the pipeline ranks apart)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace")
+    parser.add_argument("--timeline", metavar="OUT.svg", help="draw ranks x time (.svg or .png)")
+
+
+def _size(text: str) -> float:
+    from ..frontends.ir_text import UNIT_SCALE
+    import re
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", text)
+    if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
+        raise SchedccError(f"--memory-limit: cannot read '{text}'", notes=["write a number, or bytes like 20GiB"])
+    return float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..fileio import read_input
+    from ..target import load_target
+    from ..training.costs import apply_overrides, cluster_of, parse_overrides
+    from ..training.pipeline import PipelineResult, evaluate_named
+    from ..training.pipeline_graph import StageCosts, evaluate
+    from ..training.pipeline_import import costs_from_target, parse_schedule_text, parse_unit_costs
+
+    lists = None
+    name = args.schedule
+    inputs: tuple[str, ...] = ()
+    if args.import_file:
+        text, fname = read_input(args.import_file)
+        args._source_text = text
+        lists = parse_schedule_text(text, fname)
+        inputs = (args.import_file,)
+        name = f"import:{fname}"
+    stages = args.stages
+    if lists is not None:
+        stages = 1 + max((x.stage for acts in lists for a in acts for x in (a.sub or (a,))), default=0)
+    act_bytes = None
+    unit = "units"
+    if args.target:
+        if args.unit_costs:
+            raise SchedccError("--unit-costs and --target exclude each other",
+                               notes=["unit costs are abstract; a target gives real ones"])
+        target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+        cluster = cluster_of(target)
+        ranks = (len(lists) if lists is not None else args.stages) * args.tp * args.dp
+        if ranks > cluster.world:
+            raise SchedccError(f"{ranks} devices needed (stages x tp x dp), target '{target.name}' has {cluster.world}",
+                               notes=["choose a larger model, e.g. h100-128x, or fewer ranks"])
+        costs, act_bytes = costs_from_target(target, stages, args.layers, args.hidden, args.seq,
+                                             args.micro_batch, args.tp, args.dp)
+        unit = "us"
+    else:
+        costs = parse_unit_costs(args.unit_costs) if args.unit_costs else StageCosts()
+    limit = None
+    if args.memory_limit is not None:
+        limit = _size(args.memory_limit)
+        if act_bytes:
+            limit = limit / act_bytes if any(c.isalpha() for c in args.memory_limit) else limit
+        if limit <= 0:
+            raise SchedccError("--memory-limit must be positive")
+    if lists is not None:
+        ranks = len(lists)
+        mbs = 1 + max((x.mb for acts in lists for a in acts for x in (a.sub or (a,)) if x.mb is not None), default=0)
+        res = PipelineResult(name, ranks, mbs, stages // max(ranks, 1), evaluate(lists, costs), unit)
+    else:
+        if args.schedule == "interleaved" and args.virtual < 2:
+            raise SchedccError("interleaved needs --virtual 2 or more")
+        try:
+            res = evaluate_named(args.schedule, args.stages, args.microbatches, args.virtual, costs, limit, unit)
+        except SchedccError as err:
+            if act_bytes and limit is not None:
+                err.notes.append(f"one microbatch's activations on one stage take {act_bytes / 2**30:.3g} GiB, "
+                                 f"so --memory-limit {args.memory_limit} is {limit:.3g} of them")
+            raise
+    notes = []
+    if args.trace:
+        from ..training.trace import write_pipeline_trace
+        write_pipeline_trace(args.trace, res, inputs)
+        notes.append(f"wrote {args.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
+    if args.timeline:
+        from ..training.trace import write_pipeline_timeline
+        notes.append(write_pipeline_timeline(args.timeline, res, inputs) or f"wrote {args.timeline}")
+    data = res.to_json()
+    if act_bytes:
+        data["peak_activation_bytes"] = {r: v * act_bytes for r, v in data["peak_activation"].items()}
+    if args.format == "json":
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_text(data, act_bytes))
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0
+
+
+def format_text(data: dict, act_bytes: float | None) -> str:
+    u = "ms" if data["time_unit"] == "us" else "units"
+    scale = 1000 if u == "ms" else 1
+    lines = [f"{data['schedule']}: {data['stages']} ranks, {data['microbatches']} microbatches"
+             + (f", {data['virtual']} stages per rank" if data["virtual"] > 1 else ""),
+             f"  step time        {data['step_time'] / scale:,.4g} {u}",
+             f"  bubble fraction  {data['bubble_fraction']:.4f}  (idle compute / (ranks x step time))",
+             f"  stage-span idle  {data['stage_span_bubble']:.4f}  (idle between each rank's first and last action)",
+             "",
+             f"  rank  busy ({u})  exposed comm ({u})  peak activations" + ("  (GiB)" if act_bytes else "")]
+    for r, busy in data["busy"].items():
+        peak = data["peak_activation"][r]
+        extra = f"  {peak * act_bytes / 2**30:.2f}" if act_bytes else ""
+        lines.append(f"  {r:>4}  {busy / scale:>10,.4g}  {data['exposed_comm'][r] / scale:>18,.4g}  {peak:>16g}{extra}")
+    if data.get("candidates"):
+        lines.append("")
+        lines.append("  auto tried:  schedule       virtual  bubble   peak act  fits")
+        for c in data["candidates"]:
+            lines.append(f"               {c['schedule']:<14} {c['virtual']:>7}  {c['bubble_fraction']:.4f}  "
+                         f"{c['peak_activation']:>8g}  {'yes' if c['fits'] else 'no'}")
+    lines.append("")
+    for r, acts in enumerate(data["actions"]):
+        shown = " ".join(acts[:24]) + (" ..." if len(acts) > 24 else "")
+        lines.append(f"  rank {r}: {shown}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,85 @@
+"""The functions a planner calls: nothing here writes a file.
+
+Example::
+
+    >>> from schedcc import training
+    >>> prog = training.load_step("a = mm x {flops = 1e12}\\nr = allreduce a {bytes = 64MiB, group = dp}\\n")
+    >>> training.schedule(prog, "h100-8x", policy="fifo", iterations=1).operators
+    2
+"""
+
+from __future__ import annotations
+
+from .._perf import paused_gc
+from ..frontends.ir_text import parse
+from ..ir import Program
+from ..target import Target, load_target
+from .costs import apply_overrides
+from .graph import TrainingGraph, build_training_graph
+from .policies import POLICIES, make_plan
+from .result import StepResult, summarize
+from .simulate import run_plan
+
+
+def load_step(text: str, filename: str = "<step>") -> Program:
+    """Parse the IR of a training step."""
+    return parse(text, filename)
+
+
+def generate(model: str = "transformer", **options) -> Program:
+    """The IR of one training step of a generated model (see :mod:`schedcc.training.generator`)."""
+    from .generator import TransformerConfig, generate_program
+    if model != "transformer":
+        from ..errors import SchedccError
+        raise SchedccError(f"unknown model '{model}'", notes=["models: transformer"])
+    with paused_gc():  # many small acyclic objects: the collector's scans would cost more than the work
+        return generate_program(TransformerConfig(**options))
+
+
+def _graph(step: Program | TrainingGraph, target: Target | str, groups, overrides) -> TrainingGraph:
+    if isinstance(step, TrainingGraph):
+        if not overrides and not groups and (target is step.target or target == step.target.name):
+            return step
+        if step.program is None:
+            from ..errors import SchedccError
+            raise SchedccError("this graph has no program to rebuild it from; pass the Program instead")
+        target = target if target != step.target.name else step.target
+        return build_training_graph(step.program, apply_overrides(load_target(target), overrides),
+                                    {**step.groups, **(groups or {})})
+    tgt = apply_overrides(load_target(target), overrides)
+    return build_training_graph(step, tgt, groups)
+
+
+def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = "priority",
+             iterations: int = 3, groups: dict[str, int] | None = None,
+             overrides: dict[str, str] | None = None, **options) -> StepResult:
+    """Schedule a training step on a cluster model and measure it.
+
+    *step* is a parsed program (:func:`load_step`, :func:`generate`) or a
+    graph from :func:`schedcc.training.graph.build_training_graph` (build it
+    once when scoring many policies). *policy* is one of ``fifo``, ``ddp``,
+    ``priority``, ``critical-path``; *options* are ``bucket_mb``,
+    ``partition_mb``, ``credit_mb``. ``iterations`` steps are simulated and
+    the step before the last is measured (1: just one step).
+    """
+    if iterations < 1:
+        from ..errors import SchedccError
+        raise SchedccError(f"iterations must be at least 1, got {iterations}")
+    with paused_gc():
+        tg = _graph(step, target, groups, overrides)
+        plan = make_plan(tg, policy, **options)
+        run = run_plan(tg, plan, iterations)
+        return summarize(run, policy, tg.target.name, len(tg))
+
+
+def compare(step: Program | TrainingGraph, target: Target | str, policies=tuple(POLICIES),
+            iterations: int = 3, groups=None, overrides=None, **options) -> list[StepResult]:
+    """:func:`schedule` under every policy in *policies* (the graph is built once)."""
+    tg = _graph(step, target, groups, overrides)
+    return [schedule(tg, target, p, iterations, **options) for p in policies]
+
+
+def pipeline(schedule_name: str = "1f1b", stages: int = 4, microbatches: int = 8, **options):
+    """Build and evaluate a pipeline-parallel schedule (see :mod:`schedcc.training.pipeline`)."""
+    from .pipeline import evaluate_named
+    return evaluate_named(schedule_name, stages, microbatches, **options)

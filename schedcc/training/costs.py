@@ -1,0 +1,290 @@
+"""The cluster cost model: how long an operator or a collective takes.
+
+A cluster machine model (``targets/h100-8x.toml`` and friends) carries its
+numbers in a ``[cluster]`` table. :class:`Cluster` reads them (with
+``--set key=value`` overrides) and answers two questions:
+
+* compute: ``max(flops / (peak * efficiency), bytes / hbm_bw) + launch``;
+* communication: the alpha-beta model with the algorithm factors of ring,
+  tree and hierarchical (intra-node then inter-node) collectives.
+
+``docs/cost-model.md`` derives every formula. Times are in seconds here;
+schedules count integer nanosecond *ticks* (:data:`TICKS_PER_US` per
+microsecond) so that the list scheduler's integer cycles apply unchanged.
+
+Example::
+
+    >>> c = Cluster(peak_flops=1e15, efficiency=0.5, hbm_bw=3e12, link_bw=4e11,
+    ...             link_latency=5e-6, net_bw=5e10, net_latency=1e-5,
+    ...             devices_per_node=8, nodes=1)
+    >>> round(c.compute_time(flops=1e12) * 1e3, 3)  # milliseconds
+    2.0
+    >>> round(c.collective_time("allreduce", 2**30, ranks=8) * 1e3, 2)
+    4.77
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import MISSING, dataclass, fields, replace
+
+from ..errors import SchedccError
+from ..ir import Instr
+from ..target import OpClass, Target, register_cost_function
+
+TICKS_PER_US = 1000  # schedules count nanoseconds
+
+COLLECTIVES = ("allreduce", "allgather", "reduce_scatter", "alltoall", "broadcast", "reduce",
+               "send", "recv")
+GROUP_NAMES = ("dp", "tp", "pp", "ep", "cp")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The numbers of one cluster; every field is a ``[cluster]`` key of the target file."""
+
+    peak_flops: float            # FLOP/s per device, dense, training precision
+    efficiency: float            # achievable fraction of peak for large matmuls
+    hbm_bw: float                # bytes/s per device
+    link_bw: float               # bytes/s per device and direction inside a node
+    link_latency: float          # seconds per step (alpha) inside a node
+    net_bw: float                # bytes/s per device and direction between nodes
+    net_latency: float           # seconds per step (alpha) between nodes
+    devices_per_node: int
+    nodes: int
+    comm_efficiency: float = 1.0  # achievable fraction of link bandwidth
+    launch_overhead: float = 0.0  # seconds added to every operator
+    inter_algorithm: str = "ring"  # "ring" or "tree" between nodes
+    contention: float = 0.0       # compute slows by this fraction of the time communication overlaps it
+    name: str = ""
+
+    @property
+    def world(self) -> int:
+        return self.devices_per_node * self.nodes
+
+    # -- compute ------------------------------------------------------------------
+    def compute_time(self, flops: float = 0.0, bytes: float = 0.0) -> float:
+        """Roofline: the larger of the math time and the memory time, plus launch."""
+        if flops <= 0 and bytes <= 0:
+            return 0.0
+        return max(flops / (self.peak_flops * self.efficiency), bytes / self.hbm_bw) + self.launch_overhead
+
+    # -- communication ---------------------------------------------------------------
+    def placement(self, ranks: int, stride: int = 1) -> tuple[int, int]:
+        """(members per node, nodes spanned) of a group of *ranks* devices *stride* apart."""
+        if ranks <= 1:
+            return 1, 1
+        per_node = 1 if stride >= self.devices_per_node else max(1, min(ranks, self.devices_per_node // stride))
+        return per_node, math.ceil(ranks / per_node)
+
+    def _intra(self) -> tuple[float, float]:
+        return self.link_bw * self.comm_efficiency, self.link_latency
+
+    def _inter(self) -> tuple[float, float]:
+        return self.net_bw * self.comm_efficiency, self.net_latency
+
+    def collective_time(self, kind: str, size: float, ranks: int, stride: int = 1) -> float:
+        """Seconds for collective *kind* on *size* bytes among *ranks* devices *stride* apart.
+
+        *size* is the whole buffer: the vector all-reduced, the gathered result
+        of an all-gather, the input of a reduce-scatter, what one rank sends.
+        """
+        if size <= 0:
+            return 0.0
+        if kind in ("send", "recv"):
+            bw, alpha = self._intra() if stride < self.devices_per_node else self._inter()
+            return alpha + size / bw + self.launch_overhead
+        if ranks <= 1:
+            return 0.0
+        k, n = self.placement(ranks, stride)
+        if n == 1:
+            t = _flat(kind, size, ranks, *self._intra(), "ring")
+        elif k == 1:
+            t = _flat(kind, size, ranks, *self._inter(), self.inter_algorithm)
+        else:
+            t = self._hierarchical(kind, size, k, n)
+        return t + self.launch_overhead
+
+    def _hierarchical(self, kind: str, size: float, k: int, n: int) -> float:
+        """Intra-node phase over k devices, inter-node phase over n nodes on size/k bytes
+        (each device drives its own NIC), then the intra-node phase back."""
+        bi, ai = self._intra()
+        bn, an = self._inter()
+        half_intra = _flat("allgather", size, k, bi, ai, "ring")
+        if kind == "allreduce":
+            return 2 * half_intra + _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
+        if kind in ("allgather", "reduce_scatter"):
+            return half_intra + _flat(kind, size / k, n, bn, an, "ring")
+        # alltoall, broadcast, reduce: bounded by the slower level
+        return max(_flat(kind, size, k, bi, ai, "ring"), _flat(kind, size * (n - 1) / n, n * k, bn, an, "ring"))
+
+
+def _flat(kind: str, size: float, p: int, bw: float, alpha: float, algorithm: str) -> float:
+    """One level: ring (or double binary tree for all-reduce) among p peers."""
+    if p <= 1:
+        return 0.0
+    if kind == "allreduce":
+        if algorithm == "tree":
+            return 2 * math.ceil(math.log2(p)) * alpha + 2 * size / bw
+        return 2 * (p - 1) * alpha + 2 * (p - 1) / p * size / bw
+    if kind in ("allgather", "reduce_scatter", "alltoall"):
+        return (p - 1) * alpha + (p - 1) / p * size / bw
+    if kind in ("broadcast", "reduce"):  # pipelined chain
+        return (p - 1) * alpha + size / bw
+    raise ValueError(kind)
+
+
+# -- reading the model ------------------------------------------------------------------
+
+_UNITS = {
+    "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
+    "kib/s": 2**10, "mib/s": 2**20, "gib/s": 2**30, "tib/s": 2**40,
+    "gbit/s": 1e9 / 8, "gbps": 1e9 / 8,
+    "flops": 1, "gflops": 1e9, "tflops": 1e12, "pflops": 1e15,
+    "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
+    "%": 0.01,
+}
+
+
+def parse_quantity(text: str, key: str = "") -> float:
+    """``200GB/s`` -> 2e11, ``5us`` -> 5e-6, ``989TFLOPS`` -> 9.89e14, ``0.5`` -> 0.5."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%]*)\s*", text)
+    if not m:
+        raise SchedccError(f"--set {key}: cannot read '{text}' as a number",
+                           notes=["write a number with an optional unit: 200GB/s, 5us, 989TFLOPS, 0.5"])
+    value, unit = float(m.group(1)), m.group(2).lower()
+    if unit and unit not in _UNITS:
+        raise SchedccError(f"--set {key}: unknown unit '{m.group(2)}'",
+                           notes=["units: " + ", ".join(sorted({u for u in _UNITS}))])
+    return value * (_UNITS[unit] if unit else 1)
+
+
+_FIELDS = {f.name: f for f in fields(Cluster)}
+
+
+def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
+    """Build a :class:`Cluster` from a ``[cluster]`` table; errors name the missing key."""
+    values = {}
+    for key, f in _FIELDS.items():
+        if key == "name":
+            continue
+        if key not in table:
+            if f.default is not MISSING:
+                continue
+            raise SchedccError(f"{path or name}: key 'cluster.{key}': missing",
+                               notes=["docs/cost-model.md lists the keys of a cluster model"])
+        value = table[key]
+        if f.type == "str":
+            if value not in ("ring", "tree"):
+                raise SchedccError(f"{path or name}: key 'cluster.{key}': expected \"ring\" or \"tree\"")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise SchedccError(f"{path or name}: key 'cluster.{key}': expected a non-negative number, got {value!r}")
+        values[key] = value
+    for key in ("peak_flops", "efficiency", "hbm_bw", "link_bw", "net_bw", "devices_per_node", "nodes"):
+        if key in values and values[key] <= 0:
+            raise SchedccError(f"{path or name}: key 'cluster.{key}': must be positive")
+    values["devices_per_node"] = int(values["devices_per_node"])
+    values["nodes"] = int(values["nodes"])
+    return Cluster(name=name, **values)
+
+
+def is_cluster_target(target: Target) -> bool:
+    return isinstance(target.raw.get("cluster"), dict)
+
+
+def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
+    """*target* with ``[cluster]`` numbers replaced (``{"link_bw": "200GB/s"}``).
+
+    The classes' ``params`` (which the cost functions read) change with them.
+    """
+    if not overrides:
+        return target
+    if not is_cluster_target(target):
+        raise SchedccError(f"--set needs a cluster machine model; '{target.name}' has no [cluster] table",
+                           notes=["cluster models: ascend910b-8x, h100-8x, ascend910b-128x, h100-128x"])
+    table = dict(target.raw["cluster"])
+    for key, text in overrides.items():
+        if key not in _FIELDS or key == "name":
+            import difflib
+            close = difflib.get_close_matches(key, list(_FIELDS), n=3)
+            raise SchedccError(f"--set: unknown cluster parameter '{key}'",
+                               notes=[f"did you mean {', '.join(close)}?" if close else
+                                      "parameters: " + ", ".join(k for k in _FIELDS if k != "name")])
+        if key == "inter_algorithm":
+            table[key] = text
+        else:
+            value = parse_quantity(text, key) if isinstance(text, str) else float(text)
+            table[key] = value
+    cluster_from_table(table, target.name)  # validate
+    classes = tuple(replace(c, params=tuple({**dict(c.params), **table}.items())) for c in target.classes)
+    raw = {**target.raw, "cluster": table}
+    return replace(target, classes=classes, raw=raw, path=target.path + "?" + ",".join(
+        f"{k}={v}" for k, v in sorted(overrides.items())))
+
+
+def parse_overrides(items: list[str] | None) -> dict[str, str]:
+    """``["link_bw=200GB/s"]`` -> ``{"link_bw": "200GB/s"}`` with a clear error otherwise."""
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise SchedccError(f"--set '{item}': expected KEY=VALUE, e.g. --set link_bw=200GB/s")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cluster_of(target: Target) -> Cluster:
+    if not is_cluster_target(target):
+        raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
+                           notes=["cluster models: ascend910b-8x, h100-8x, ascend910b-128x, h100-128x",
+                                  "'schedcc targets' lists all models"])
+    return _cluster_cached(target)
+
+
+_CACHE: dict[tuple, Cluster] = {}
+
+
+def _cluster_cached(target: Target) -> Cluster:
+    key = (target.name, target.path)
+    c = _CACHE.get(key)
+    if c is None:
+        c = _CACHE[key] = cluster_from_table(target.raw["cluster"], target.name, target.path)
+    return c
+
+
+def ticks(seconds: float) -> int:
+    """Nanosecond ticks; anything that takes time takes at least one tick."""
+    if seconds <= 0:
+        return 0
+    return max(1, round(seconds * 1e9))
+
+
+# -- cost functions for build_dag --------------------------------------------------------
+
+def _num(instr: Instr, name: str, default: float = 0.0) -> float:
+    value = instr.attr(name, default)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+def instr_seconds(cluster: Cluster, instr: Instr, world: int | None = None) -> float:
+    """Duration of one IR operator on *cluster* (a ``time`` attribute, in us, wins)."""
+    if instr.attr("time") is not None:
+        return _num(instr, "time") * 1e-6
+    if instr.opcode in COLLECTIVES:
+        ranks = int(_num(instr, "ranks", world or cluster.world))
+        return cluster.collective_time(instr.opcode, _num(instr, "bytes"), ranks, int(_num(instr, "stride", 1)))
+    return cluster.compute_time(_num(instr, "flops"), _num(instr, "bytes"))
+
+
+@functools.lru_cache(maxsize=256)
+def _cluster_from_params(op_class: OpClass) -> Cluster:
+    return cluster_from_table(dict(op_class.params), op_class.name)
+
+
+@register_cost_function("cluster")
+def cluster_cost(op_class: OpClass, instr: Instr) -> tuple[int, int]:
+    """(latency, occupancy) in nanosecond ticks of *instr* on the class's cluster."""
+    t = ticks(instr_seconds(_cluster_from_params(op_class), instr))
+    return t, max(t, 1)

@@ -1,0 +1,133 @@
+"""Training schedules as Chrome traces and timelines (through :mod:`schedcc.viz`).
+
+One process per rank, one thread per stream (``compute``, ``comm:dp`` ...),
+an ``X`` event per operator with its real duration in microseconds and its
+arguments (FLOPs, bytes, group), and flow arrows for the dependences that
+cross streams. The timeline draws ranks x time with compute and
+communication in different colours; white space is the bubble.
+
+Example::
+
+    >>> from schedcc.training.pipeline import evaluate_named
+    >>> events, flows = pipeline_events(evaluate_named("1f1b", 2, 2))
+    >>> [(e.process, e.name, e.start_us) for e in events][:2]
+    [('rank 0', '0F0', 0.0), ('rank 0', '0F1', 1.0)]
+"""
+
+from __future__ import annotations
+
+from ..viz.chrome_trace import TraceEvent, write_chrome_trace
+from ..viz.timeline import Bar, write_timeline
+from .costs import TICKS_PER_US
+from .pipeline import PipelineResult
+from .policies import DATA_EDGES
+from .result import StepResult
+
+COLORS = {"forward": "#4e79a7", "backward": "#f28e2b", "weight grad": "#59a14f", "optimizer": "#b07aa1",
+          "compute": "#4e79a7", "comm:dp": "#e15759", "comm:tp": "#edc948", "comm:pp": "#76b7b2",
+          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#f28e2b", "I": "#f28e2b", "W": "#59a14f",
+          "OVERLAP_F_B": "#b07aa1", "transfer": "#76b7b2"}
+
+
+def _category(d: dict) -> str:
+    if d["kind"] == "comm":
+        return d["stream"]
+    op = d["opcode"]
+    if d.get("update") is not None:
+        return "optimizer"
+    if op.endswith("_w"):
+        return "weight grad"
+    if op.endswith("_bwd"):
+        return "backward"
+    return "forward"
+
+
+def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, str]]]:
+    """Trace events and flows of every simulated iteration of *result*."""
+    run = result.run
+    events: list[TraceEvent] = []
+    ids: dict = {}
+    multi = run.iterations > 1
+    for i, (n, d) in enumerate(run.graph.nodes(data=True)):
+        keys = ("bytes", "group", "ranks", "layer") if d["kind"] == "comm" else ("flops", "bytes", "act", "layer")
+        args = {k: d[k] for k in keys if d.get(k)}
+        if d.get("members"):
+            args["members"] = d["members"]
+        if d.get("instr") is not None and d["instr"].loc is not None:
+            args["loc"] = str(d["instr"].loc)
+        args["iteration"] = d["iteration"]
+        ids[n] = f"n{i}"
+        events.append(TraceEvent(d["name"] + (f" [it{d['iteration']}]" if multi else ""), f"rank {d['rank']}",
+                                 d["stream"], run.start[n] / TICKS_PER_US,
+                                 (run.end[n] - run.start[n]) / TICKS_PER_US, args, _category(d), ids[n]))
+    flows = [(ids[u], ids[v]) for u, v, e in run.graph.edges(data=True)
+             if e["kind"] in DATA_EDGES and (run.graph.nodes[u]["rank"], run.graph.nodes[u]["stream"])
+             != (run.graph.nodes[v]["rank"], run.graph.nodes[v]["stream"])]
+    return events, flows
+
+
+def step_bars(result: StepResult) -> list[Bar]:
+    run = result.run
+    multi = run.iterations > 1
+    return [Bar(f"rank {d['rank']} {d['stream']}", run.start[n] / TICKS_PER_US, run.end[n] / TICKS_PER_US,
+                "", _category(d), d["name"] + (f" [it{d['iteration']}]" if multi else ""))
+            for n, d in run.graph.nodes(data=True) if run.end[n] > run.start[n]]
+
+
+def write_step_trace(path: str, result: StepResult, inputs: tuple[str, ...] = ()) -> None:
+    events, flows = step_events(result)
+    write_chrome_trace(path, events, flows, {"policy": result.policy, "target": result.target,
+                                             "step_time_us": result.step_time_us}, inputs)
+
+
+def write_step_timeline(path: str, result: StepResult, title: str = "", inputs: tuple[str, ...] = ()) -> str:
+    lanes = sorted({b.lane for b in step_bars(result)}, key=_lane_key)
+    return write_timeline(path, step_bars(result), lanes, title or f"{result.policy} on {result.target}",
+                          "us", COLORS, inputs)
+
+
+def _lane_key(lane: str) -> tuple:
+    _, rank, stream = lane.split(" ", 2)
+    return int(rank), stream != "compute", stream
+
+
+def pipeline_events(result: PipelineResult) -> tuple[list[TraceEvent], list[tuple[str, str]]]:
+    ev = result.evaluation
+    g = ev.graph
+    scale = 1000.0 if result.unit == "us" else 1.0
+    events, ids = [], {}
+    for i, n in enumerate(sorted(g.nodes, key=lambda n: (g.nodes[n]["rank"], ev.start[n]))):
+        d = g.nodes[n]
+        a = d.get("action")
+        ids[n] = f"a{i}"
+        events.append(TraceEvent(d["name"], f"rank {d['rank']}", d["stream"], ev.start[n] / scale,
+                                 (ev.end[n] - ev.start[n]) / scale,
+                                 {"stage": a.stage, "microbatch": a.mb} if a is not None else {},
+                                 a.kind if a is not None else "transfer", ids[n]))
+    flows = [(ids[u], ids[v]) for u, v, e in g.edges(data=True)
+             if e["kind"] == "DATA" and g.nodes[u]["rank"] != g.nodes[v]["rank"]]
+    return events, flows
+
+
+def write_pipeline_trace(path: str, result: PipelineResult, inputs: tuple[str, ...] = ()) -> None:
+    events, flows = pipeline_events(result)
+    write_chrome_trace(path, events, flows, {"schedule": result.schedule,
+                                             "bubble_fraction": result.bubble_fraction}, inputs)
+
+
+def write_pipeline_timeline(path: str, result: PipelineResult, inputs: tuple[str, ...] = ()) -> str:
+    ev = result.evaluation
+    g = ev.graph
+    scale = 1000.0 if result.unit == "us" else 1.0
+    bars = []
+    for n, d in g.nodes(data=True):
+        if ev.end[n] <= ev.start[n]:
+            continue
+        a = d.get("action")
+        label = f"{a.mb}" if a is not None and a.mb is not None else ""
+        bars.append(Bar(f"rank {d['rank']} {d['stream']}", ev.start[n] / scale, ev.end[n] / scale, label,
+                        a.kind if a is not None else "transfer", d["name"]))
+    lanes = sorted({b.lane for b in bars}, key=_lane_key)
+    title = (f"{result.schedule}: {result.stages} stages, {result.microbatches} microbatches, "
+             f"bubble {result.bubble_fraction:.1%}")
+    return write_timeline(path, bars, lanes, title, "us" if result.unit == "us" else "units", COLORS, inputs)
