@@ -102,3 +102,15 @@ def test_random_tile_loops_as_loops_pass_the_checker(body, buffers, target):
         assert any(w in err.message for w in ("overflows", "needs more than", "in flight")), err.message
         return
     assert lk.check is not None  # checked over three iterations back to back (in loop_kernel)
+
+
+def test_cli_loop_timeline_and_trace_show_iterations(root, tmp_path, capsys):
+    import json
+    svg, trace = tmp_path / "l.svg", tmp_path / "l.json"
+    code = main([str(root / "examples" / "ascend" / "vector_add.ir"), "--target", "ascend", "--buffers", "2",
+                 "--emit-timeline", str(svg), "--trace", str(trace), "--no-code", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["loops"][0]["cycles_per_tile"] == 512
+    assert "iteration 3" in svg.read_text()
+    cats = {e.get("cat") for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"}
+    assert {"iteration 0", "iteration 3"} <= cats

@@ -342,3 +342,26 @@ def loop_json(lk) -> dict[str, Any]:
             "program": [{"kind": op.kind, "pipe": op.pipe, **({"id": op.node} if op.node is not None else {}),
                          **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
                         for op in lk.stream]}
+
+
+def loop_trace_events(lk):
+    """Chrome trace events of a tile loop run back to back, one thread per pipe."""
+    from ..viz.chrome_trace import TraceEvent
+    n = len(lk.body.instrs) - 1
+    us = ascend_model_of(lk).cycles_to_us
+    events = []
+    for x, start in lk.check.start.items():
+        node, it = x % n, x // n
+        d = lk.dag.nodes[node]
+        events.append(TraceEvent(
+            name=d["instr"].opcode, process=f"AI core ({lk.dag.graph.get('target', '')})",
+            thread=d["units"][0], start_us=us(start), dur_us=us(lk.check.end[x] - start),
+            cat=f"iteration {it}", args={"instruction": str(d["instr"]), "iteration": it, "id": node,
+                                         "start_cycle": start, "end_cycle": lk.check.end[x]}))
+    return events
+
+
+def ascend_model_of(lk):
+    from ..target import load_target
+    from .model import ascend_model
+    return ascend_model(load_target(lk.dag.graph["target"]))

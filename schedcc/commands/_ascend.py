@@ -14,7 +14,7 @@ import sys
 from ..ascend.kernel import compile_kernels
 from ..ascend.loopsync import loop_kernel, loop_kernels
 from ..ascend.report import (format_code, format_explain, format_loop, format_pipelined, format_report, kernels_json,
-                             loop_json, loop_timeline_bars, pipelined_json, timeline_bars, trace_events)
+                             loop_json, loop_timeline_bars, loop_trace_events, pipelined_json, timeline_bars, trace_events)
 from ..errors import SchedccError
 from ..fileio import write_output
 
@@ -95,7 +95,9 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
             notes.append(note)
     if args.trace:
         from ..viz.chrome_trace import write_chrome_trace
-        events, flows = trace_events(kernels)
+        events, flows = trace_events(reported)
+        for lk in loops:
+            events += loop_trace_events(lk)
         write_chrome_trace(args.trace, events, flows, metadata={"source": name, "target": target.name},
                            inputs=inputs)
     if args.format == "json":
