@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
     group.add_argument("--tiles", type=int, default=1, metavar="N",
-                       help="unroll every tile loop N times so that tiles overlap (default 1; 8 with --pipeline)")
+                       help="unroll every tile loop into straight-line code for N tiles, so that tiles "
+                            "overlap (also with --pipeline)")
     group.add_argument("--buffers", type=int, default=None, metavar="K",
                        help="rotate each tile over K buffer copies (Ascend C's BUFFER_NUM): alone, the tile "
                             "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
@@ -44,10 +45,12 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, program, target, name: str) -> int:
-    for opt in ("show_pipeline", "emit_pipeline"):
+    for opt in ("show_pipeline", "emit_pipeline", "emit_kernel"):
         if getattr(args, opt, None):
-            raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline stages; an Ascend core's "
+            raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline; an Ascend core's "
                                "pipes are drawn with --emit-timeline FILE.svg")
+    if args.tiles < 1 or (args.buffers is not None and args.buffers < 1):
+        raise SchedccError(f"--tiles and --buffers must be at least 1 (got {args.tiles} and {args.buffers})")
     check = args.verify is not False
     pipelined, loops = [], []
     if getattr(args, "pipeline", False):
