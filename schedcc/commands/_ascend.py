@@ -49,8 +49,9 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
         if getattr(args, opt, None):
             raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline; an Ascend core's "
                                "pipes are drawn with --emit-timeline FILE.svg")
-    if args.tiles < 1 or (args.buffers is not None and args.buffers < 1):
-        raise SchedccError(f"--tiles and --buffers must be at least 1 (got {args.tiles} and {args.buffers})")
+    for opt, value in (("--tiles", args.tiles), ("--buffers", args.buffers)):
+        if value is not None and value < 1:
+            raise SchedccError(f"{opt} must be at least 1, got {value}")
     check = args.verify is not False
     pipelined, loops = [], []
     if getattr(args, "pipeline", False):
