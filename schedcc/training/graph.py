@@ -311,22 +311,6 @@ def _dependences_only(target: Target) -> Target:
     return light
 
 
-def _is_acyclic(g: nx.DiGraph) -> bool:
-    """Kahn's algorithm, O(n + e)."""
-    indeg = dict(g.in_degree())
-    todo = [n for n, k in indeg.items() if k == 0]
-    seen = 0
-    succ = g.succ
-    while todo:
-        n = todo.pop()
-        seen += 1
-        for s in succ[n]:
-            indeg[s] -= 1
-            if indeg[s] == 0:
-                todo.append(s)
-    return seen == len(indeg)
-
-
 def describe(g: nx.DiGraph, node) -> str:
     d = g.nodes[node]
     instr = d.get("instr")
@@ -337,7 +321,7 @@ def describe(g: nx.DiGraph, node) -> str:
 
 def check_acyclic(g: nx.DiGraph, what: str) -> None:
     """Raise a located error naming the operators on a cycle of *g*, if there is one."""
-    if _is_acyclic(g):
+    if nx.is_directed_acyclic_graph(g):
         return
     cycle = [u for u, _ in nx.find_cycle(g)]
     first = g.nodes[cycle[0]].get("instr")
