@@ -230,6 +230,11 @@ def parse_target(text: str, path: str = "<target>") -> Target:
         line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
         raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
                            source_line=line) from None
+    return target_from_data(data, path)
+
+
+def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
+    """Build a :class:`Target` from already-parsed TOML *data* (see :func:`parse_target`)."""
     v = _Validator(path)
     head = v.table(data, "target")
     name = v.get(head, "target.name", str)
@@ -303,7 +308,7 @@ def parse_target(text: str, path: str = "<target>") -> Target:
         params = {**{k: x for k, x in cluster.items() if not isinstance(x, dict)}, **params}
         classes.append(OpClass(
             name=cname, opcodes=tuple(opcodes), units=tuple(dict.fromkeys(chosen)),
-            latency=v.get(spec, f"{key}.latency", int, minimum=0),
+            latency=v.get(spec, f"{key}.latency", int, 0 if cost is not None else ..., minimum=0),
             occupancy=v.get(spec, f"{key}.occupancy", int, 1, minimum=1),
             also=tuple((u, c) for u, c in also.items()),
             latency_per=rates["latency_per"], occupancy_per=rates["occupancy_per"],

@@ -15,6 +15,10 @@ from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
 from ..viz.pipeline_diagram import format_block_diagrams
 from ..viz.pipeline_svg import write_pipeline_picture
+from ..ascend.model import is_ascend
+from ..overrides import apply_overrides
+from ..target import load_target
+from . import _ascend
 from . import pipeline_opts
 
 HELP = "schedule a program (the default command)"
@@ -28,7 +32,11 @@ examples:
   schedcc examples/lecture.ir --target mips4 --show-pipeline --emit-pipeline pipe.svg
   schedcc prog.ir --target la464 --format json -o prog.sched.ir
   schedcc prog.ll --target la464 -o prog.sched.ll     (LLVM IR, e.g. clang -S -emit-llvm)
-  schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)"""
+  schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)
+  schedcc examples/ascend/vector_add.ir --target ascend --emit-timeline pipes.svg
+
+-o writes the output program: the scheduled program in FILE's language, or for
+Ascend targets the synchronised Ascend C-style code (docs/ascend.md)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("-o", "--output", metavar="OUT",
-                        help="write the scheduled program to OUT, in FILE's language")
+                        help="write the output program to OUT: the scheduled program in FILE's language, or "
+                             "for Ascend targets the synchronised Ascend C-style code")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                        help="override one value of the machine model, by its dotted TOML path "
+                             "(e.g. classes.copy_in.params.bandwidth=128); repeatable")
     parser.add_argument("--emit-dag", metavar="FILE", help="draw the dependence DAG (.svg, .png, .pdf or .dot)")
     parser.add_argument("--explain", action="store_true",
                         help="walk through the list scheduler's steps as the lecture does (text output)")
@@ -62,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the verifier (it takes about half the time of scheduling)")
     pipeline_opts.add_arguments(parser)
+    _ascend.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,9 +85,15 @@ def run(args: argparse.Namespace) -> int:
     args._source_text = text
     source = parse_source(text, name, args.lang)
     program = source.program
-    result = schedule_program(program, args.target, priority=args.priority, explain=args.explain,
+    target = apply_overrides(load_target(args.target), args.set)
+    if is_ascend(target):
+        return _ascend.run(args, program, target, name)
+    _ascend.check_options(args)
+    result = schedule_program(program, target, priority=args.priority, explain=args.explain,
                               check=args.verify)
     if pipeline_opts.wants_pipeline(args):
+        if args.set:
+            args.target = target  # the model with the --set changes
         doc = program_json(result, args.priority) if args.format == "json" else None
         return pipeline_opts.run_pipeline(args, program, doc)
     notes = []

@@ -31,8 +31,19 @@ def run(args: argparse.Namespace) -> int:
             extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""
             per = "".join(f" + {a}/{r:g}" for a, r in c.latency_per)
-            print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}; on {'/'.join(c.units)}")
+            if c.cost is not None:
+                args = ", ".join(f"{k}={v}" for k, v in c.params)
+                print(f"  class {c.name}: cost {c.cost}({args}){extra}; on {'/'.join(c.units)}")
+            else:
+                print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}; on {'/'.join(c.units)}")
             print(f"    opcodes: {', '.join(c.opcodes)}")
+        if isinstance(t.raw.get("ascend"), dict):
+            from ..ascend.model import ascend_model
+            m = ascend_model(t)
+            print(f"  Ascend: clock {m.clock_ghz:g} GHz; event IDs 0-{m.event_ids - 1} per pipe pair; "
+                  f"{len(m.events)} pipe pairs with a HardEvent")
+            print("  buffers: " + ", ".join(f"{b.name} {b.capacity // 1024} KiB (align {b.align})"
+                                            for b in m.buffers.values()))
         return 0
     targets = list_targets()
     width = max(len(t.name) for t in targets)

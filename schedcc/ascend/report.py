@@ -1,0 +1,367 @@
+"""Printing Ascend kernels: Ascend C-style pseudo-code, utilisation, pictures, traces, JSON.
+
+The pseudo-code lists the instructions in issue order, each with the pipe
+whose queue it goes to, and the inserted ``SetFlag`` / ``WaitFlag`` /
+``PipeBarrier`` calls. Cycles are the checker's simulation of that code
+(with the flags), falling back to the schedule's when checking was off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import format_instr
+from .kernel import KernelResult
+
+
+def _times(k: KernelResult) -> tuple[dict[int, int], dict[int, int]]:
+    if k.check is not None:
+        return k.check.start, k.check.end
+    start = dict(k.schedule.cycle)
+    return start, {n: start[n] + k.dag.nodes[n]["latency"] for n in start}
+
+
+def _pad(text: str, width: int = 48) -> str:
+    return text + " " * max(width - len(text), 1)
+
+
+def format_block_code(k: KernelResult) -> list[str]:
+    start, end = _times(k)
+    return _code_lines(k.block.label, k.block.instrs, k.sync.stream, k.sync.flags, start, end)
+
+
+def _code_lines(label, instrs, stream, flags, start, end) -> list[str]:
+    lines = [f"{label}:"]
+    for op in stream:
+        if op.kind == "instr":
+            n = op.node
+            text = format_instr(instrs[n]) + ";"
+            when = f"cycles {start[n]}-{end[n]}" if n in start else ""
+            lines.append("  " + _pad(text) + f"// {op.pipe:<5} #{n}  {when}".rstrip())
+        elif op.kind in ("set", "wait"):
+            lines.append("  " + _flag_line(op, flags))
+        elif op.kind == "drain":
+            lines.append("  " + _pad("PipeBarrier<PIPE_ALL>();") + "// S     all pipes done before the branch")
+        else:
+            lines.append("  " + _pad(f"PipeBarrier<PIPE_{op.pipe}>();") + f"// {op.pipe:<5} drain the pipe")
+    return lines
+
+
+def _flag_line(op, flags) -> str:
+    f = flags[op.flag] if op.flag is not None and op.flag < len(flags) else None
+    call = "SetFlag" if op.kind == "set" else "WaitFlag"
+    text = _pad(f"{call}<HardEvent::{op.event}>({op.event_id});")
+    if f is None:
+        return text.rstrip()
+    if op.kind == "set":
+        return text + f"// {op.pipe:<5} after #{f.src}, for #{f.dst}"
+    return text + f"// {op.pipe:<5} before #{f.dst}, for #{f.src}"
+
+
+def format_code(kernels: list[KernelResult], loops=None) -> str:
+    """The synchronised program of every function, as Ascend C-style pseudo-code."""
+    if not kernels:
+        return ""
+    out = [f"// {kernels[0].target.name}: scheduled and synchronised by schedcc. Instructions are in",
+           "// issue order; the comment names the pipe whose queue each line goes to."]
+    loops = {(lk.function.name, lk.label): lk for lk in (loops or [])}
+    current = None
+    for k in kernels:
+        if k.function is not current:
+            if current is not None:
+                out.append("}")
+            current = k.function
+            params = ", ".join(str(p) for p in k.function.params)
+            out.append(f"__aicore__ void {k.function.name}({params}) {{")
+        lk = loops.get((k.function.name, k.block.label))
+        lines = _loop_code_lines(lk) if lk is not None else format_block_code(k)
+        for other in loops.values():
+            if other.function.name != k.function.name:
+                continue
+            targets = k.block.successors()
+            if other.label in targets and k.block.label != other.label:
+                # Set every carried flag once, just before entering the loop.
+                lines[-1:-1] = ["  " + _pad(f"SetFlag<HardEvent::{op.event}>({op.event_id});")
+                                + f"// {op.pipe:<5} once before loop '{other.label}': free for "
+                                f"#{other.flags[op.flag].dst}" for op in other.before]
+            if k.block.label in _exits(other) and k.block.label != other.label:
+                lines[1:1] = ["  " + _pad(f"WaitFlag<HardEvent::{op.event}>({op.event_id});")
+                              + f"// {op.pipe:<5} once after loop '{other.label}': the last iteration's "
+                              f"#{other.flags[op.flag].src} is done" for op in other.after]
+        out.extend(lines)
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _exits(lk) -> list[str]:
+    return [t for t in lk.body.successors() if t != lk.label]
+
+
+def _loop_code_lines(lk) -> list[str]:
+    n = len(lk.body.instrs) - 1
+    start = {x: lk.check.start[x] for x in range(n)}
+    end = {x: lk.check.end[x] for x in range(n)}
+    return _code_lines(lk.label, lk.body.instrs, lk.stream, lk.flags, start, end)
+
+
+def format_summary(k: KernelResult) -> str:
+    n = len(k.block.instrs)
+    busy = k.busy
+    makespan = k.check.makespan if k.check is not None else k.makespan
+    clock = k.model.clock_ghz
+    if all(p == "S" for p in k.schedule.unit.values()):
+        return (f"{k.function.name} / {k.block.label}: {n} scalar instruction{'s' if n != 1 else ''}, "
+                f"{makespan} cycle{'s' if makespan != 1 else ''}; no synchronisation needed")
+    lines = [f"{k.function.name} / {k.block.label}: {n} instruction{'s' if n != 1 else ''} on {k.target.name}",
+             f"  makespan {makespan} cycles ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
+             f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
+    if k.tile_count > 1:
+        lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
+                     f"bound {k.bound_per_tile:g}")
+    span = max(makespan, 1)
+    used = [p for p in k.target.units if busy[p]]
+    if used:
+        lines.append("  pipe   busy  util")
+        for p in used:
+            mark = "  <- bottleneck" if p == k.bottleneck else ""
+            lines.append(f"  {p:<5} {busy[p]:>5}  {100 * busy[p] / span:>3.0f}%{mark}")
+    s = k.sync
+    lines.append(f"  flags: {s.flags_before} cross-pipe dependence{'s' if s.flags_before != 1 else ''} "
+                 f"-> {len(s.flags)} SetFlag/WaitFlag pair{'s' if len(s.flags) != 1 else ''} after reduction; "
+                 f"barriers: {s.barriers_before} same-pipe dependence{'s' if s.barriers_before != 1 else ''} "
+                 f"-> {len(s.barriers)} PipeBarrier")
+    freeing = sum(1 for _, _, d in k.dag.edges(data=True) if d["kind"] == "EVENT")
+    if freeing:
+        lines.append(f"  event IDs ran short: {freeing} extra ordering{'s' if freeing != 1 else ''} "
+                     "(a pipe waits for an old flag's consumer before it sets the flag again)")
+    if s.flags:
+        ids: dict[str, set[int]] = {}
+        for f in s.flags:
+            ids.setdefault(f.event, set()).add(f.event_id)
+        lines.append("  event IDs: " + ", ".join(f"{e} {','.join(map(str, sorted(v)))}"
+                                                 for e, v in sorted(ids.items())))
+    if k.check is not None:
+        lines.append("  checked: no read before its producer finished, no overwrite while a reader needs "
+                     "it, no deadlock, no event ID in use twice (for any timing)")
+    else:
+        lines.append("  not checked (--no-verify)")
+    return "\n".join(lines)
+
+
+def format_report(kernels: list[KernelResult]) -> str:
+    if not kernels:
+        return ""
+    t = kernels[0].target
+    head = f"target {t.name}: pipes {', '.join(t.units)}; {kernels[0].model.event_ids} event IDs per pipe pair"
+    parts = [head, ""] + [format_summary(k) + "\n" for k in kernels]
+    return "\n".join(parts)
+
+
+# -- pictures and traces ---------------------------------------------------------------------
+
+def timeline_bars(kernels: list[KernelResult]):
+    """One bar per instruction, one lane per pipe; blocks are laid end to end."""
+    from ..viz.timeline import Bar
+    bars = []
+    offset = 0
+    for k in kernels:
+        start, end = _times(k)
+        for n, d in k.dag.nodes(data=True):
+            instr = d["instr"]
+            occupancy = d["occupancy"]
+            bars.append(Bar(lane=k.schedule.unit[n], start=offset + start[n],
+                            end=offset + start[n] + occupancy, label=instr.opcode,
+                            category=d.get("opclass", ""),
+                            tooltip=f"{k.block.label} #{n} {instr}: cycles {start[n]}-{end[n]} "
+                                    f"(busy {occupancy}, result at {end[n]})"))
+        offset += max(end.values(), default=0)
+    return bars
+
+
+def trace_events(kernels: list[KernelResult]):
+    """Chrome trace events (one thread per pipe) and flows along the inserted flags."""
+    from ..viz.chrome_trace import TraceEvent
+    events, flows = [], []
+    offset = 0
+    for b, k in enumerate(kernels):
+        start, end = _times(k)
+        us = k.model.cycles_to_us
+        process = f"AI core ({k.target.name})"
+        for n, d in k.dag.nodes(data=True):
+            instr = d["instr"]
+            events.append(TraceEvent(
+                name=instr.opcode, process=process, thread=k.schedule.unit[n],
+                start_us=us(offset + start[n]), dur_us=us(end[n] - start[n]), cat=d.get("opclass", ""),
+                args={"instruction": str(instr), "block": f"{k.function.name}/{k.block.label}", "id": n,
+                      "start_cycle": offset + start[n], "end_cycle": offset + end[n],
+                      "busy_cycles": d["occupancy"]},
+                id=f"{b}:{n}"))
+        flows.extend((f"{b}:{f.src}", f"{b}:{f.dst}") for f in k.sync.flags)
+        offset += max(end.values(), default=0)
+    return events, flows
+
+
+def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
+    from .. import __version__
+    out = []
+    for k in kernels:
+        start, end = _times(k)
+        s = k.sync
+        out.append({
+            "function": k.function.name, "block": k.block.label,
+            "makespan": k.check.makespan if k.check is not None else k.makespan,
+            "scheduled_makespan": k.makespan, "serial": k.serial_cycles, "bound": k.bound,
+            "bottleneck": k.bottleneck, "busy": k.busy,
+            "instructions": [{"id": n, "text": str(d["instr"]), "pipe": k.schedule.unit[n],
+                              "start": start[n], "end": end[n], "busy": d["occupancy"]}
+                             for n, d in k.dag.nodes(data=True)],
+            "program": [{"kind": op.kind, "pipe": op.pipe,
+                         **({"id": op.node} if op.node is not None else {}),
+                         **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
+                        for op in s.stream],
+            "flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst} for f in s.flags],
+            "flags_before": s.flags_before, "barriers": len(s.barriers), "barriers_before": s.barriers_before,
+            "checked": k.check is not None,
+        })
+    t = kernels[0].target if kernels else None
+    return {"schedcc": __version__, "target": t.name if t else None,
+            "pipes": list(t.units) if t else [], "kernels": out}
+
+
+# -- modulo-scheduled tile loops (double buffering) ------------------------------------------
+
+def _size(n: int) -> str:
+    return f"{n / 1024:g} KiB" if n >= 1024 else f"{n} B"
+
+
+def format_pipelined(p) -> str:
+    """The modulo schedule of a tile loop: II, bound, buffers per tile from lifetimes, II tried."""
+    ms = p.schedule
+    busy = p.busy
+    bottleneck = max(busy, key=lambda u: busy[u])
+    model = p.kernel.model
+    lines = [f"{p.function.name} / {p.label}: tile loop modulo-scheduled ({ms.algorithm}): II {p.ii} cycles "
+             f"per tile (MII {ms.mii.value}; bound {p.bound}, busiest pipe {bottleneck}), {p.stages} stages",
+             "  buffers per tile from lifetimes (BUFFER_NUM): " + ", ".join(
+                 f"{r} {c} ({p.lifetimes[r]} cycles)" for r, c in p.copies.items()),
+             "  " + ", ".join(f"{b} {_size(u)} of {_size(model.buffers[b].capacity)}"
+                              for b, u in p.usage.items() if u)]
+    if p.rejected:
+        shown = p.rejected[:3]
+        lines += [f"  tried {a}" for a in shown]
+        if len(p.rejected) > len(shown):
+            lines.append(f"  ... and {len(p.rejected) - len(shown)} more II values")
+    k = p.kernel
+    lines.append(f"  as code for {k.tile_count} tiles: {k.simulated_makespan} cycles, "
+                 f"{k.cycles_per_tile:.1f} per tile including filling and draining the pipes")
+    return "\n".join(lines)
+
+
+def pipelined_json(p) -> dict[str, Any]:
+    return {"function": p.function.name, "block": p.label, "ii": p.ii, "mii": p.schedule.mii.value,
+            "stages": p.stages, "bound": p.bound, "algorithm": p.schedule.algorithm,
+            "schedule": [{"id": n, "cycle": c, "pipe": p.schedule.unit[n]} for n, c in sorted(p.schedule.cycle.items())],
+            "buffers": p.copies, "lifetimes": p.lifetimes, "usage": p.usage, "rejected": p.rejected,
+            "tiles": p.kernel.tile_count, "makespan": p.kernel.simulated_makespan}
+
+
+def format_explain(k: KernelResult) -> str:
+    """Why each flag and barrier is there, and which dependences needed none."""
+    dag, instrs, s = k.dag, k.block.instrs, k.sync
+    pipe = k.schedule.unit
+
+    def what(u: int, v: int) -> str:
+        d = dag.edges[u, v]
+        kind = d.get("mem", "MEM") + " through memory" if d["kind"] == "MEM" else d["kind"]
+        return f"{kind} on {d['reason']}"
+
+    lines = [f"Synchronisation of {k.function.name} / {k.block.label}, step by step:"]
+    covered: set[tuple[int, int]] = set()
+    for i, f in enumerate(s.flags):
+        via = f" (no {f.src_pipe}_{f.dst_pipe} event: the scalar pipe waits)" if f.wait_pipe != f.dst_pipe else ""
+        lines.append(f"  flag {i}: {f.event} ID {f.event_id}: #{f.src} '{instrs[f.src]}' ({f.src_pipe}) "
+                     f"before #{f.dst} '{instrs[f.dst]}' ({f.dst_pipe}), {what(f.src, f.dst)}{via}")
+        for u, v in f.covers:
+            covered.add((u, v))
+            if (u, v) != (f.src, f.dst):
+                lines.append(f"    also orders #{u} -> #{v} ({what(u, v)}): #{u} is known to have "
+                             "finished when this flag fires")
+    for p, n in s.barriers:
+        lines.append(f"  PipeBarrier<PIPE_{p}> before #{n} '{instrs[n]}': it needs "
+                     + ", ".join(f"#{u} ({what(u, n)})" for u in dag.pred[n]
+                                 if pipe[u] == p and dag.edges[u, n].get("sync") == "complete"))
+    implied = [(u, v) for u, v, d in dag.edges(data=True)
+               if d.get("sync") == "complete" and pipe[u] != pipe[v] and (u, v) not in covered]
+    for u, v in implied:
+        lines.append(f"  no flag for #{u} -> #{v} ({what(u, v)}, {pipe[u]} -> {pipe[v]}): "
+                     "implied by the flags and the pipes' order")
+    lines.append("  dependences out of the scalar pipe need no flag: S issues in order and finishes "
+                 "its own instructions first")
+    return "\n".join(lines)
+
+
+# -- tile loops kept as loops (flags across the back edge) -----------------------------------
+
+def format_loop(lk) -> str:
+    s = lk.sync
+    copies = ", ".join(f"{r} {c}" for r, c in lk.copies.items() if c > 1) or "one each"
+    lines = [f"{lk.function.name} / {lk.label} as a loop: {lk.unroll} tile{'s' if lk.unroll != 1 else ''} "
+             f"per iteration, buffers {copies}",
+             f"  steady state {lk.cycles_per_tile:.1f} cycles per tile ({lk.iterations} iterations run back "
+             f"to back by the checker: {lk.check.makespan} cycles)",
+             f"  flags within an iteration: {len(s.flags)} (from {s.flags_before} cross-pipe dependences); "
+             f"across the back edge: {len(lk.carried)} (from {lk.carried_before}), each set once before "
+             "the loop and waited for once after it",
+             "  checked: no read before its producer finished, no overwrite while a reader needs it, "
+             "no deadlock, no event ID in use twice (for any timing)"]
+    return "\n".join(lines)
+
+
+def loop_timeline_bars(lk):
+    from ..viz.timeline import Bar
+    bars = []
+    n = len(lk.body.instrs) - 1
+    for x, start in lk.check.start.items():
+        node = x % n
+        d = lk.dag.nodes[node]
+        it = x // n
+        bars.append(Bar(lane=d["units"][0], start=start, end=start + d["occupancy"],
+                        label=d["instr"].opcode, category=f"iteration {it}",
+                        tooltip=f"iteration {it} #{node} {d['instr']}: cycles {start}-{lk.check.end[x]}"))
+    return bars
+
+
+def loop_json(lk) -> dict[str, Any]:
+    return {"function": lk.function.name, "block": lk.label, "unroll": lk.unroll, "buffers": lk.copies,
+            "cycles_per_tile": lk.cycles_per_tile, "iterations_checked": lk.iterations,
+            "makespan_checked": lk.check.makespan,
+            "flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst} for f in lk.sync.flags],
+            "carried_flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst}
+                              for f in lk.carried],
+            "flags_before": lk.sync.flags_before, "carried_before": lk.carried_before,
+            "program": [{"kind": op.kind, "pipe": op.pipe, **({"id": op.node} if op.node is not None else {}),
+                         **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
+                        for op in lk.stream]}
+
+
+def loop_trace_events(lk):
+    """Chrome trace events of a tile loop run back to back, one thread per pipe."""
+    from ..viz.chrome_trace import TraceEvent
+    n = len(lk.body.instrs) - 1
+    us = ascend_model_of(lk).cycles_to_us
+    events = []
+    for x, start in lk.check.start.items():
+        node, it = x % n, x // n
+        d = lk.dag.nodes[node]
+        events.append(TraceEvent(
+            name=d["instr"].opcode, process=f"AI core ({lk.dag.graph.get('target', '')})",
+            thread=d["units"][0], start_us=us(start), dur_us=us(lk.check.end[x] - start),
+            cat=f"iteration {it}", args={"instruction": str(d["instr"]), "iteration": it, "id": node,
+                                         "start_cycle": start, "end_cycle": lk.check.end[x]}))
+    return events
+
+
+def ascend_model_of(lk):
+    from ..target import load_target
+    from .model import ascend_model
+    return ascend_model(load_target(lk.dag.graph["target"]))

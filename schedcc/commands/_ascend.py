@@ -1,0 +1,135 @@
+"""The Ascend part of ``schedcc FILE --target ascend``: options and output.
+
+Kept out of ``schedule.py`` so that the default command stays small: it
+calls :func:`add_arguments` and, for a target with an ``[ascend]`` table,
+hands the run over to :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..ascend.kernel import compile_kernels
+from ..ascend.loopsync import loop_kernel, loop_kernels
+from ..ascend.report import (format_code, format_explain, format_loop, format_pipelined, format_report, kernels_json,
+                             loop_json, loop_timeline_bars, loop_trace_events, pipelined_json, timeline_bars, trace_events)
+from ..errors import SchedccError
+from ..fileio import write_output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Ascend targets (--target ascend910b / ascend910a)")
+    group.add_argument("--emit-timeline", metavar="FILE",
+                       help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
+    group.add_argument("--trace", metavar="FILE",
+                       help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
+    group.add_argument("--tiles", type=int, default=1, metavar="N",
+                       help="unroll every tile loop into straight-line code for N tiles, so that tiles "
+                            "overlap (also with --pipeline)")
+    group.add_argument("--buffers", type=int, default=None, metavar="K",
+                       help="rotate each tile over K buffer copies (Ascend C's BUFFER_NUM): alone, the tile "
+                            "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
+                            "unrolled (default 2)")
+    group.add_argument("--no-code", action="store_true",
+                       help="do not print the synchronised program (it is still written with -o)")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse Ascend-only options for other targets, before any work is done."""
+    for opt, value in (("--emit-timeline", args.emit_timeline), ("--trace", args.trace)):
+        if value:
+            raise SchedccError(f"{opt} draws the pipes of an Ascend target; '{args.target}' is not one",
+                               notes=["use --target ascend910b (alias ascend) or ascend910a"])
+
+
+def run(args: argparse.Namespace, program, target, name: str) -> int:
+    for opt in ("show_pipeline", "emit_pipeline", "emit_kernel"):
+        if getattr(args, opt, None):
+            raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline; an Ascend core's "
+                               "pipes are drawn with --emit-timeline FILE.svg")
+    for opt, value in (("--tiles", args.tiles), ("--buffers", args.buffers)):
+        if value is not None and value < 1:
+            raise SchedccError(f"{opt} must be at least 1, got {value}")
+    check = args.verify is not False
+    pipelined, loops = [], []
+    if getattr(args, "pipeline", False):
+        # Double buffering from the modulo scheduler (--pipeline comes with it).
+        from ..ascend.pipeline import pipeline_tile_loops
+        pipelined = pipeline_tile_loops(program, target, tiles=args.tiles if args.tiles > 1 else 8,
+                                        algorithm=getattr(args, "modulo", "ims"), check=check)
+        kernels = compile_kernels(program, target, priority=args.priority, check=check)
+        if args.tiles > 1:  # straight-line code for that many tiles
+            by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
+            kernels = [by_block.get((k.function.name, k.block.label), k) for k in kernels]
+        else:               # the loop, with the derived buffers and flags across its back edge
+            loops = [_loop(program, target, p.function, p.label, p.copies, p.schedule) for p in pipelined]
+    elif args.tiles > 1:
+        kernels = compile_kernels(program, target, priority=args.priority, check=check,
+                                  tiles=args.tiles, buffers=args.buffers or 2)
+    else:
+        kernels = compile_kernels(program, target, priority=args.priority, check=check)
+        if args.buffers is not None:
+            loops = loop_kernels(program, target, buffers=args.buffers, priority=args.priority)
+    looped = {(lk.function.name, lk.label) for lk in loops}
+    reported = [k for k in kernels if (k.function.name, k.block.label) not in looped]
+    inputs = (args.file,)
+    notes = []
+    code = format_code(kernels, loops)
+    # Everything is computed before anything is written.
+    if args.output:
+        write_output(args.output, code, inputs)
+    if getattr(args, "emit_dag", None):
+        from ..viz.dag_dot import results_to_dot, write_dag_picture
+        note = write_dag_picture(results_to_dot(kernels, f"{name} on {target.name}: dependence DAG "
+                                                "(red: critical path)"), args.emit_dag, inputs)
+        if note:
+            notes.append(note)
+    if args.emit_timeline:
+        from ..viz.timeline import write_timeline
+        lanes = [p for p in target.units]
+        if loops:
+            bars = [b for lk in loops for b in loop_timeline_bars(lk)]
+            title = f"{name} on {target.name}: the tile loop, {loops[0].iterations} iterations"
+        else:
+            bars, title = timeline_bars(kernels), f"{name} on {target.name}: pipes over time (blocks end to end)"
+        note = write_timeline(args.emit_timeline, bars, lanes=lanes, title=title, inputs=inputs)
+        if note:
+            notes.append(note)
+    if args.trace:
+        from ..viz.chrome_trace import write_chrome_trace
+        events, flows = trace_events(reported)
+        for lk in loops:
+            events += loop_trace_events(lk)
+        write_chrome_trace(args.trace, events, flows, metadata={"source": name, "target": target.name},
+                           inputs=inputs)
+    if args.format == "json":
+        doc = kernels_json(kernels)
+        if loops:
+            doc["loops"] = [loop_json(lk) for lk in loops]
+        if pipelined:
+            doc["pipelined"] = [pipelined_json(p) for p in pipelined]
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        for p in pipelined:
+            sys.stdout.write(format_pipelined(p) + "\n\n")
+        sys.stdout.write(format_report(reported))
+        for lk in loops:
+            sys.stdout.write(format_loop(lk) + "\n\n")
+        if getattr(args, "explain", False):
+            for k in kernels:
+                if k.sync.flags or k.sync.barriers:
+                    sys.stdout.write(format_explain(k) + "\n\n")
+        if not args.no_code:
+            sys.stdout.write("\n" + code)
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0
+
+
+def _loop(program, target, function, label, copies, modulo=None):
+    from ..ascend.buffers import plan_tiles
+    from ..ascend.model import ascend_model
+    plan = plan_tiles(function, ascend_model(target))
+    return loop_kernel(function, function.block(label), target, plan, copies, modulo=modulo)
