@@ -16,7 +16,7 @@ DESCRIPTION = """\
 Schedule every block of FILE and write one HTML page with the dependence DAG,
 the schedule table, the pipeline diagram of the original and the scheduled
 order, and the lecture-style walkthrough of the list scheduler; for loops,
-the software-pipelined kernel when the modulo scheduler is available. The
+the software-pipelined kernel (the modulo scheduler's picture). The
 page needs no network: pictures and styles are inline, there is no script.
 
 examples:
