@@ -46,7 +46,7 @@ def _attr(instr: Instr, name: str, why: str) -> float:
     if value is None:
         raise SchedccError(f"'{instr.opcode}' needs a '{name}' attribute ({why})", instr.opcode_loc or instr.loc,
                            notes=[f"for example: {instr} {{{name} = 16KiB}}" if name == "bytes"
-                                  else f"for example: {{m = 128, k = 64, n = 128}}"],
+                                  else "for example: {m = 128, k = 64, n = 128}"],
                            width=max(len(instr.opcode), 1))
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
         raise SchedccError(f"'{instr.opcode}' attribute '{name}' must be a positive number, got {value!r}",

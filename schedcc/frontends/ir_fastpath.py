@@ -53,7 +53,7 @@ def _value(m: re.Match, group: str, line: int):
 
 
 def _mem(m: re.Match, line: int):
-    from .ir_text import _MemRef
+    from .ir_structure import _MemRef
     arr, idx = m.group("arr"), m.group("idx").strip()
     parts = _INDEX_PARTS.fullmatch(idx)
     if parts is None:
@@ -75,7 +75,7 @@ def _mem(m: re.Match, line: int):
 
 def fast_statement(text: str, line: int):
     """The statement for one line of IR, or None when Lark must parse it."""
-    from .ir_text import _Stmt
+    from .ir_structure import _Stmt
     try:
         m = _BINARY.match(text)
         if m is not None:

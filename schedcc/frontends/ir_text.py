@@ -1,7 +1,8 @@
 """Front end for the schedcc IR text format (grammar: ``grammar/ir.lark``).
 
 Parsing runs in two steps. Lark's LALR parser turns each line into a
-statement (function head, ``}``, label or instruction); :class:`_Builder` then
+statement (function head, ``}``, label or instruction); the builder in
+:mod:`schedcc.frontends.ir_structure` then
 assembles functions and blocks and checks what a grammar cannot (labels that
 exist, operand shapes). Both report errors as :class:`SchedccError` with the
 file, line, column and a caret.
@@ -16,19 +17,16 @@ Example::
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ..errors import SchedccError, attach_source
-from ..ir import (
-    INFIX_OPCODES, Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym,
-)
+from ..ir import INFIX_OPCODES, Affine, Attr, Const, Loc, Mem, Program, Sym
 from .._perf import paused_gc
 from ..resources import grammar_path
 from .ir_fastpath import fast_statement
+from .ir_structure import _Builder, _MemRef, _Stmt, _tok_loc
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).
@@ -57,21 +55,6 @@ def parse_number(text: str) -> int | float:
     if any(c in text for c in ".eE"):
         return float(text)
     return int(text)
-
-
-class _MemRef(NamedTuple):
-    mem: Mem
-    tok: Token
-
-
-class _Stmt(NamedTuple):
-    kind: str  # "func", "end", "label", "instr"
-    tok: Token  # first token of the line, for locations
-    data: Any
-
-
-def _tok_loc(tok: Token, file: str) -> Loc:
-    return Loc(file, tok.line or 0, tok.column or 0)
 
 
 class _Lines(Transformer):
@@ -372,172 +355,3 @@ def parse(text: str, filename: str = "<input>", *, fast: bool = True) -> Program
             return _Builder(filename).build(stmts)
     except SchedccError as err:
         raise attach_source(err, text) from None
-
-
-# -- from lines to functions and blocks -------------------------------------------
-
-_LABEL_POSITIONS = {"br": (1, 2), "jmp": (0,)}
-
-
-@dataclass
-class _OpenFunc:
-    name: str
-    params: tuple[Reg, ...]
-    tok: Token | None
-    implicit: bool
-
-
-class _Builder:
-    def __init__(self, file: str):
-        self.file = file
-        self.functions: list[Function] = []
-        self.blocks: list[Block] = []
-        self.instrs: list[Instr] = []
-        self.label: str | None = None
-        self.label_tok: Token | None = None
-        self.labels: dict[str, Token | None] = {}
-        self.branch_refs: list[tuple[str, Token]] = []
-        self.func: _OpenFunc | None = None
-
-    def loc(self, tok: Token | None) -> Loc | None:
-        return _tok_loc(tok, self.file) if tok is not None else None
-
-    def error(self, tok: Token | None, message: str, notes: list[str] | None = None) -> SchedccError:
-        width = len(str(tok)) if tok is not None else 1
-        return SchedccError(message, self.loc(tok), notes=notes or [], width=width)
-
-    def build(self, stmts: list[_Stmt]) -> Program:
-        explicit = any(s.kind == "func" for s in stmts)
-        if not explicit:
-            self.func = _OpenFunc("main", (), None, implicit=True)
-        for stmt in stmts:
-            getattr(self, "_on_" + stmt.kind)(stmt)
-        if self.func is not None:
-            if not self.func.implicit:
-                raise self.error(self.func.tok, f"function '{self.func.name}' is never closed",
-                                 ["add a line with '}' at its end"])
-            self._close_function()
-        names: dict[str, Function] = {}
-        for f in self.functions:
-            if f.name in names:
-                raise SchedccError(f"function '{f.name}' is defined twice", f.loc,
-                                   notes=[f"first defined at {names[f.name].loc}"])
-            names[f.name] = f
-        return Program(tuple(self.functions), self.file)
-
-    # statements --------------------------------------------------------------------
-    def _on_func(self, stmt: _Stmt) -> None:
-        if self.func is not None:
-            raise self.error(stmt.tok, f"function '{self.func.name}' is not closed before this one starts",
-                             ["add a line with '}' before 'func'"])
-        params = tuple(Reg(str(p)) for p in stmt.data)
-        self.func = _OpenFunc(str(stmt.tok), params, stmt.tok, implicit=False)
-
-    def _on_end(self, stmt: _Stmt) -> None:
-        if self.func is None or self.func.implicit:
-            raise self.error(stmt.tok, "'}' without a function to close")
-        self._close_function()
-
-    def _on_label(self, stmt: _Stmt) -> None:
-        self._need_function(stmt.tok)
-        name = stmt.data
-        if name in self.labels:
-            first = self.labels[name]
-            raise self.error(stmt.tok, f"duplicate label '{name}'",
-                             [f"first defined at {self.loc(first)}"] if first is not None else [])
-        self._close_block()
-        self.label, self.label_tok = name, stmt.tok
-        self.labels[name] = stmt.tok
-
-    def _on_instr(self, stmt: _Stmt) -> None:
-        self._need_function(stmt.tok)
-        (first, opcode, dest, ops, syntax, opcode_tok), attrs = stmt.data
-        if self.instrs and self.instrs[-1].is_terminator:
-            raise self.error(first, f"instruction after '{self.instrs[-1].opcode}' needs a label",
-                             ["a terminator ends its block; start a new block with 'name:'"])
-        operands = self._operands(opcode, ops, first)
-        instr = Instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands),
-                      attrs, self.loc(first), syntax, self.loc(opcode_tok))
-        self._check_shape(instr, first)
-        self.instrs.append(instr)
-
-    # helpers -------------------------------------------------------------------------
-    def _need_function(self, tok: Token) -> None:
-        if self.func is None:
-            raise self.error(tok, "statement outside a function",
-                             ["in a file with functions, every instruction belongs inside 'func name(...) { ... }'"])
-
-    def _operands(self, opcode: str, ops: list, first: Token) -> list:
-        label_positions = _LABEL_POSITIONS.get(opcode, ())
-        out = []
-        for pos, op in enumerate(ops):
-            if isinstance(op, _MemRef):
-                out.append(op.mem)
-            elif isinstance(op, Token):
-                if pos in label_positions:
-                    if op.type != "NAME":
-                        raise self.error(op, f"'{op}' is not a label")
-                    self.branch_refs.append((str(op), op))
-                    out.append(Label(str(op)))
-                else:
-                    out.append(Reg(str(op)))
-            else:
-                out.append(op)
-        return out
-
-    def _check_shape(self, instr: Instr, tok: Token) -> None:
-        op, ops = instr.opcode, instr.operands
-        usage = {
-            "br": "br takes a condition and two labels: br c, L1, L2",
-            "jmp": "jmp takes one label: jmp L",
-            "ret": "ret takes at most one value: ret or ret v",
-            "load": "load takes one memory reference: d = load A[i] or d = load [p + 8]",
-            "store": "store takes a memory reference and a value: store A[i], v",
-        }
-        ok = True
-        if op == "br":
-            ok = len(ops) == 3 and instr.dest is None
-        elif op == "jmp":
-            ok = len(ops) == 1 and instr.dest is None
-        elif op == "ret":
-            ok = len(ops) <= 1 and instr.dest is None and all(not isinstance(o, Mem) for o in ops)
-        elif op == "load":
-            ok = len(ops) == 1 and isinstance(ops[0], Mem) and instr.dest is not None
-        elif op == "store":
-            ok = (len(ops) == 2 and isinstance(ops[0], Mem) and isinstance(ops[1], (Reg, Const))
-                  and instr.dest is None)
-        if not ok:
-            raise self.error(tok, f"malformed '{op}'", [usage[op]])
-        mems = [o for o in ops if isinstance(o, Mem)]
-        if len(mems) > 1:
-            raise self.error(tok, f"'{op}' has {len(mems)} memory operands; at most one is allowed",
-                             ["an instruction with a destination reads its memory operand, "
-                              "one without writes it"])
-        if mems and op in ("br", "jmp", "ret", "call"):
-            raise self.error(tok, f"'{op}' cannot take a memory operand ({mems[0]})")
-
-    def _close_block(self) -> None:
-        if self.label is None and not self.instrs:
-            return
-        label = self.label if self.label is not None else ("entry" if not self.blocks else f"bb{len(self.blocks)}")
-        if self.label is None:
-            if label in self.labels:
-                raise self.error(self.label_tok, f"duplicate label '{label}'")
-            self.labels[label] = None
-        self.blocks.append(Block(label, tuple(self.instrs), self.loc(self.label_tok)))
-        self.instrs, self.label, self.label_tok = [], None, None
-
-    def _close_function(self) -> None:
-        self._close_block()
-        assert self.func is not None
-        for name, tok in self.branch_refs:
-            if name not in self.labels:
-                import difflib
-                close = difflib.get_close_matches(name, list(self.labels), n=3)
-                notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
-                notes.append(f"labels in '{self.func.name}': {', '.join(self.labels) or 'none'}")
-                raise self.error(tok, f"branch to undefined label '{name}'", notes)
-        blocks = tuple(self.blocks) or (Block("entry", ()),)
-        self.functions.append(Function(self.func.name, self.func.params, blocks,
-                                       self.loc(self.func.tok), self.func.implicit))
-        self.blocks, self.labels, self.branch_refs, self.func = [], {}, [], None
