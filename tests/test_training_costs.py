@@ -1,6 +1,5 @@
 """The cluster cost model and the cluster machine models."""
 
-import math
 import re
 from pathlib import Path
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from schedcc.cli import main
 from schedcc.errors import SchedccError
-from schedcc.training.pipeline import evaluate_named, gpipe, interleaved, one_f_one_b
+from schedcc.training.pipeline import evaluate_named, gpipe, one_f_one_b
 from schedcc.training.pipeline_graph import Action, StageCosts, evaluate
 from schedcc.training.pipeline_import import parse_schedule_text, parse_unit_costs
 

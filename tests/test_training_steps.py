@@ -8,12 +8,10 @@ from hypothesis import given, settings, strategies as st
 
 from schedcc import parse, training
 from schedcc.cli import main
-from schedcc.errors import SchedccError
 from schedcc.target import load_target
 from schedcc.training.graph import build_training_graph
 from schedcc.training.policies import make_plan
 from schedcc.training.result import overlap_length, union_length
-from schedcc.training.simulate import run_plan
 
 EXAMPLE = """\
 func step() {
@@ -170,7 +168,7 @@ def test_bad_steps_get_located_errors(tmp_path, capsys, text, message, col):
     f.write_text(text)
     assert main([str(f), "--target", "h100-8x"]) == 2
     err = capsys.readouterr().err
-    assert message in err and f"bad.ir:" in err and f":{col}: error:" in err, err
+    assert message in err and "bad.ir:" in err and f":{col}: error:" in err, err
     assert "^" in err and "Traceback" not in err
 
 
