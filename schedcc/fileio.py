@@ -54,3 +54,17 @@ def write_output(path: str | Path, data: str | bytes, inputs: tuple[str, ...] = 
         os.replace(tmp, dest)
     except OSError as err:
         raise SchedccError(f"cannot write '{dest}': {err.strerror}") from None
+
+
+def check_distinct_outputs(outputs: dict[str, str | None]) -> None:
+    """Refuse two options that would write the same file (option -> path):
+    the second would silently replace the first."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        key = Path(path).resolve()
+        if key in seen:
+            raise SchedccError(f"{seen[key]} and {option} both write '{path}'",
+                               notes=["give each output its own file name"])
+        seen[key] = option

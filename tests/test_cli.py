@@ -94,3 +94,9 @@ def test_usage_errors_exit_2(args, capsys):
     with pytest.raises(SystemExit) as exc:
         main(([str(ROOT / "examples/lecture.ir")] if args else []) + args)
     assert exc.value.code == 2
+
+
+def test_two_outputs_to_one_file_is_refused(tmp_path, capsys):
+    out = tmp_path / "same.svg"
+    code, _, err = run([ROOT / "examples/lecture.ir", "--target", "mips4", "--emit-dag", out, "-o", out], capsys)
+    assert code == 2 and "-o and --emit-dag both write" in err and not out.exists()

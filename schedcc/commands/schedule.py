@@ -9,7 +9,7 @@ from ..driver import schedule_program
 from ..emit.json_out import dumps, program_json
 from ..emit.explain import format_walkthrough
 from ..emit.text import format_program
-from ..fileio import read_input, write_output
+from ..fileio import check_distinct_outputs, read_input, write_output
 from ..frontends import LANGS, parse_source
 from ..sched.priority import PRIORITIES, PRIORITY_HELP
 from ..viz.dag_dot import results_to_dot, write_dag_picture
@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     from .train import is_cluster_target, run_from_default
     if is_cluster_target(args.target):  # a training step: see 'schedcc train' and docs/training.md
         return run_from_default(args)
+    check_distinct_outputs({opt: getattr(args, attr, None) for opt, attr in (
+        ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
+        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))})
     text, name = read_input(args.file)
     args._source_text = text
     source = parse_source(text, name, args.lang)

@@ -77,7 +77,16 @@ def _panel(d: PipelineDiagram, x0: float, y0: float, columns: int, label_w: floa
     out.append(f'<text x="{x0 + label_w}" y="{bottom + 14}" '
                f'style="{FONT};font-size:11px;fill:#c0392b">makespan {d.makespan}{note} '
                f'(dashed line)</text>')
+    if first < 0:
+        bottom += 16
+        out.append(f'<text x="{x0 + label_w}" y="{bottom + 14}" style="{FONT};font-size:11px;fill:#555">'
+                   f'cycle 0: the first issue; cycles below 0: the stages before it</text>')
     return out, bottom + 20 - y0
+
+
+def _caption_width(d: PipelineDiagram) -> float:
+    """Pixels the makespan caption under a panel needs (11px text, about 6 px a character)."""
+    return len(f"makespan {d.makespan} (results are forwarded before write-back) (dashed line)") * 6.2
 
 
 def pipeline_svg(results: Sequence, target, title: str = "", max_width: float | None = None) -> str:
@@ -90,9 +99,12 @@ def pipeline_svg(results: Sequence, target, title: str = "", max_width: float | 
     pairs = [(res, *block_diagrams(res, target)) for res in results]
     all_rows = [r for _, a, b in pairs for r in a.rows + b.rows]
     label_w = max([len(f"#{r.node} {r.text}") for r in all_rows] + [12]) * 7.2 + 12
-    columns = max([max(a.cycles, b.cycles) for _, a, b in pairs] + [1])
+    # Enough columns for every drawn cell: a write-back may come after the makespan.
+    columns = max([max(a.cycles, b.cycles) for _, a, b in pairs]
+                  + [t + 1 for r in all_rows for t, _ in r.cells] + [1])
     first = min([min(a.first, b.first) for _, a, b in pairs] + [0])
-    panel_w = label_w + (columns - first) * CELL_W
+    panel_w = max([label_w + (columns - first) * CELL_W]
+                  + [label_w + _caption_width(d) for _, a, b in pairs for d in (a, b)])
     gap = 36
     stacked = max_width is not None and 2 * panel_w + gap + 20 > max_width
     width = (panel_w if stacked else 2 * panel_w + gap) + 20
