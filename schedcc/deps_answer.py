@@ -138,9 +138,9 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
             report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
                                   f"{'s' if count != 1 else ''} than you listed")
     if given_weights:  # weights asked for: every node needs one
-        unweighted = [f"#{i}" for i in range(n) if i not in given_weights]
-        if unweighted:
-            report.missing.append(f"no weight given for {', '.join(unweighted)}")
+        # one entry per node, so that the summary counts what is missing
+        report.missing.extend(f"no weight given for #{i} {block.instrs[i]}" for i in range(n)
+                              if i not in given_weights)
     for node, value in sorted(given_weights.items()):
         report.weights_checked += 1
         if value == weights[node]:
