@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     args._source_text = text
     source = parse_source(text, name, args.lang)
     program = source.program
+    if not any(b.instrs for _, b in program.blocks()):
+        sys.stderr.write(f"note: {name} has no instructions\n")
     target = apply_overrides(load_target(args.target), args.set)
     if is_ascend(target):
         return _ascend.run(args, program, target, name)

@@ -80,7 +80,7 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     speed = f": {before / s.ii:.2f}x faster" if s.ii else ""
     lines.append(f"  cycles per iteration: {before} before (list-scheduled, one iteration at a time), "
                  f"{s.ii} after (II){speed}")
-    lines.append("  verified: every dependence holds at its iteration distance; no unit used twice in a row")
+    lines.append("  verified: every dependence holds at its iteration distance; no unit used twice in the same kernel row")
     lines.append("  kernel (modulo reservation table; row = cycle mod II, [sN] = stage):")
     lines += ["    " + line for line in kernel_table(res, target)]
     if show_code:

@@ -65,7 +65,7 @@ def dag_to_dot(dag: nx.DiGraph, title: str = "", priority: dict | None = None,
         extra = f"prio {prio[n]:g}"
         if schedule is not None and n in schedule.cycle:
             extra += f" · cycle {schedule.cycle[n]}"
-        label = f'<<b>#{n}</b> {text}<br/><font point-size="9" color="#555555">{extra}</font>>'
+        label = f'<<b>#{n}</b>&nbsp;{text}<br/><font point-size="9" color="#555555">{extra}</font>>'
         attrs = {"label": label}
         if n in hot_nodes:
             attrs.update(color="#d62728", penwidth="2", fillcolor="#fff0f0")
