@@ -72,12 +72,9 @@ def per_tile(target: str) -> list[dict]:
 
 
 def pipelined(target: str) -> list[dict] | None:
-    """II, buffers and the concrete code's steady state from the modulo scheduler, if it is there."""
-    try:
-        from schedcc.ascend.pipeline import pipeline_tile_loops
-        import schedcc.sched.modulo  # noqa: F401
-    except ImportError:
-        return None
+    """II, buffers and the concrete code's steady state from the modulo scheduler."""
+    from schedcc.ascend.pipeline import pipeline_tile_loops
+
     rows = []
     for name in EXAMPLES:
         program = parse((ROOT / "examples" / "ascend" / f"{name}.ir").read_text(), name)

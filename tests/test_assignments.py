@@ -63,8 +63,6 @@ def test_ex5_loop_schedules_today(capsys):
     assert rc == 0 and "lecture_loop / loop: 8 instructions" in out
 
 
-@pytest.mark.skipif(importlib.util.find_spec("schedcc.sched.modulo") is None,
-                    reason="the modulo scheduler (schedcc.sched.modulo) is not in this tree yet")
 def test_ex5_pipeline_command(capsys):
     rc, out = run(capsys, A / "05-software-pipeline" / "loop.ir", "--target", "la464", "--pipeline")
     assert rc == 0

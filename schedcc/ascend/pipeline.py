@@ -39,6 +39,8 @@ import networkx as nx
 
 from ..errors import SchedccError
 from ..ir import Function, Program
+from ..loops import NotPipelined, analyse_loop
+from ..sched.modulo import modulo_schedule
 from ..target import Target, check_opcodes, load_target
 from .buffers import TilePlan, check_capacity, plan_tiles
 from .kernel import KernelResult, compile_block, is_tile_loop
@@ -126,13 +128,6 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
     Raises :class:`SchedccError` for a loop the pipeliner cannot take (with
     its reason) and when no II up to the limit fits the buffers.
     """
-    try:
-        from ..loops import NotPipelined, analyse_loop
-        from ..sched.modulo import modulo_schedule
-    except ImportError:  # pragma: no cover - the modulo scheduler is a separate part of schedcc
-        raise SchedccError("double buffering needs the modulo scheduler (schedcc.sched.modulo), "
-                           "which this installation lacks",
-                           notes=["use --tiles N --buffers K to unroll with a fixed number of buffers"]) from None
     tgt = load_target(target)
     model = ascend_model(tgt)
     check_opcodes(program, tgt)
