@@ -114,6 +114,17 @@ def test_impossible_lists_name_rank_action_and_what_it_waits_for(text, message):
     assert message in err.value.render()
 
 
+@pytest.mark.parametrize("text,where", [
+    ("0F0 0F1 0B0 0B1\n1F0 1B0 1B1\n", "f.txt:2:9: error: rank 1: action '1B1' waits for"),
+    ("0F0 0F1 0F1 0B0 0B1\n1F0 1B0 1F1 1B1\n", "f.txt:1:9: error: rank 0: action '0F1' appears twice"),
+    ("0F0 1F0 0B0 1B0\n1F0\n", "f.txt:2:1: error: stage 1 appears on rank 0 and on rank 1"),
+])
+def test_errors_in_imported_lists_point_at_the_action(text, where):
+    with pytest.raises(SchedccError) as err:
+        evaluate(parse_schedule_text(text, "f.txt"), StageCosts())
+    assert err.value.render().startswith(where)
+
+
 def test_deadlock_notes_say_what_each_action_waits_for():
     with pytest.raises(SchedccError) as err:
         evaluate(parse_schedule_text("0F0 0B0 0F1 0B1\n1F1 1F0 1B0 1B1\n"), StageCosts())

@@ -32,6 +32,7 @@ from typing import Hashable
 import networkx as nx
 
 from ..errors import SchedccError
+from ..ir import Loc
 from ..sched import list_schedule
 from ..target import Target
 
@@ -50,6 +51,7 @@ class Action:
     stage: int
     mb: int | None = None
     sub: tuple["Action", ...] = ()
+    loc: Loc | None = field(default=None, compare=False)  # where an imported list wrote it
 
     def __str__(self) -> str:
         if self.kind == "OVERLAP_F_B":
@@ -118,8 +120,9 @@ def _rank_of_stage(lists: list[list[Action]]) -> dict[int, int]:
             for x in (a.sub or (a,)):
                 prev = owner.setdefault(x.stage, rank)
                 if prev != rank:
-                    raise SchedccError(f"stage {x.stage} appears on rank {prev} and on rank {rank}",
-                                       notes=[f"rank {rank}: '{a}'", "a stage lives on exactly one rank"])
+                    raise SchedccError(f"stage {x.stage} appears on rank {prev} and on rank {rank}", a.loc,
+                                       notes=[f"rank {rank}: '{a}'", "a stage lives on exactly one rank"],
+                                       width=len(str(a)))
     return owner
 
 
@@ -141,8 +144,11 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
                 key = (x.kind, x.stage, x.mb)
                 if key in where:
                     other = where[key]
-                    raise SchedccError(f"rank {rank}: action '{x}' appears twice",
-                                       notes=[f"first at position {other[1]} of rank {other[0]}, again at position {pos}"])
+                    first = g.nodes[other]["action"].loc if other in g else None
+                    raise SchedccError(f"rank {rank}: action '{x}' appears twice", a.loc,
+                                       notes=[f"first at {first}" if first else
+                                              f"first at position {other[1]} of rank {other[0]}, again at position {pos}"],
+                                       width=len(str(a)))
                 where[key] = node
             comm = a.kind in COMM_KINDS
             dur = sum(costs.of(x.kind, chunks) for x in (a.sub or (a,)))
@@ -161,8 +167,9 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
         if src is None:
             kind, stage, mb = key
             raise SchedccError(f"rank {g.nodes[node]['rank']}: action '{a}' waits for "
-                               f"'{stage}{kind}{mb}', which no rank runs",
-                               notes=[why or f"stage {stage} must run microbatch {mb}'s {kind} first"])
+                               f"'{stage}{kind}{mb}', which no rank runs", a.loc,
+                               notes=[why or f"stage {stage} must run microbatch {mb}'s {kind} first"],
+                               width=len(str(a)))
         if src != node:
             lat = g.nodes[src]["dur"]
             g.add_edge(src, node, latency=lat, kind="DATA")

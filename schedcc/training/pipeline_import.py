@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from ..errors import SchedccError
 from ..ir import Loc
@@ -48,11 +49,11 @@ def parse_schedule_text(text: str, filename: str = "<schedule>") -> list[list[Ac
             word = tok.group(0)
             if word.lower() in _IDLE:
                 continue
+            loc = Loc(filename, lineno, tok.start() + 1)
             try:
-                acts.append(parse_action(word))
+                acts.append(replace(parse_action(word), loc=loc))
             except ValueError as err:
-                raise SchedccError(f"cannot read action: {err}", Loc(filename, lineno, tok.start() + 1),
-                                   source_line=line, width=len(word)) from None
+                raise SchedccError(f"cannot read action: {err}", loc, source_line=line, width=len(word)) from None
         lists.append(acts)
     if not lists:
         raise SchedccError(f"{filename}: no actions", notes=["write one rank per line: 0F0 0F1 0B0 0B1"])
