@@ -30,7 +30,6 @@ Example::
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Hashable
 
 from .costs import TICKS_PER_US
 from .policies import DATA_EDGES
@@ -235,7 +234,3 @@ def peak_memory(run: Run) -> dict[int, float]:
             best = max(best, live)
         out[rank] = best
     return out
-
-
-def node_interval(run: Run, n: Hashable) -> tuple[float, float]:
-    return run.start[n] / TICKS_PER_US, run.end[n] / TICKS_PER_US
