@@ -6,7 +6,7 @@ the graph and schedule), then the goals of issue 3:
 
 * II == MII on at least 95% of the loops, and sum(II) / sum(MII) <= 1.02;
 * a loop body of 200 operations modulo-scheduled in under 1 s (random bodies
-  from schedcc.loopgen, best of --repeat runs, MII computation included).
+  from schedcc.swp.loopgen, best of --repeat runs, MII computation included).
 
     .venv/bin/python bench/bench_modulo.py
     .venv/bin/python bench/bench_modulo.py --targets la464 --algorithms ims --quiet
@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT))
 
 from schedcc import parse  # noqa: E402
 from schedcc.errors import SchedccError  # noqa: E402
-from schedcc.loopgen import random_loop  # noqa: E402
-from schedcc.loops import Loop, find_loops, loop_dag  # noqa: E402
+from schedcc.swp.loopgen import random_loop  # noqa: E402
+from schedcc.swp.loops import Loop, find_loops, loop_dag  # noqa: E402
 from schedcc.sched.lifetimes import register_pressure  # noqa: E402
 from schedcc.sched.modulo import modulo_schedule  # noqa: E402
-from schedcc.sched.modulo_verify import verify_modulo  # noqa: E402
+from schedcc.verifier.modulo import verify_modulo  # noqa: E402
 from schedcc.target import list_targets, load_target  # noqa: E402
 
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from schedcc import parse  # noqa: E402
 from schedcc.driver import schedule_program  # noqa: E402
 from schedcc.emit.explain import format_walkthrough  # noqa: E402
-from schedcc.grading import check_reordering  # noqa: E402
+from schedcc.teaching.grading import check_reordering  # noqa: E402
 from schedcc.ir import print_program  # noqa: E402
 from schedcc.report.html import report_html  # noqa: E402
 from schedcc.viz.pipeline_diagram import format_block_diagrams  # noqa: E402

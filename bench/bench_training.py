@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from schedcc import training  # noqa: E402
 from schedcc.target import load_target  # noqa: E402
 from schedcc.training.graph import build_training_graph  # noqa: E402
-from schedcc.training.trace import write_step_trace  # noqa: E402
+from schedcc.viz.training import write_step_trace  # noqa: E402
 
 
 def full_step(config: dict, target: str, iterations: int, policy: str = "priority") -> dict:

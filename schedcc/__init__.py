@@ -16,12 +16,13 @@ The small, stable library API (``docs/api.md``)::
     >>> schedcc.verify(prog.functions[0].blocks[0], mips4, sched.cycle, sched.unit)
 """
 
-from .dag import build_dag
-from .errors import SchedccError
-from .frontends.ir_text import parse
-from .ir import Block, Function, Instr, Program
-from .sched import Schedule, VerificationError, list_schedule, lower_bound, verify
-from .target import Target, load_target
+from schedcc.dag import build_dag
+from schedcc.errors import SchedccError
+from schedcc.frontends.ir_text import parse
+from schedcc.ir import Block, Function, Instr, Program
+from schedcc.sched import Schedule, list_schedule, lower_bound
+from schedcc.verifier import VerificationError, verify
+from schedcc.target import Target, load_target
 
 __version__ = "0.1.0"
 __all__ = [

@@ -14,8 +14,8 @@ import sys
 import traceback
 from typing import Callable
 
-from . import __version__
-from .errors import SchedccError, attach_source
+from schedcc import __version__
+from schedcc.errors import SchedccError, attach_source
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 

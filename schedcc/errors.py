@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ir import Loc
+from schedcc.ir import Loc
 
 
 @dataclass

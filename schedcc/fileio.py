@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import SchedccError
+from schedcc.errors import SchedccError
 
 
 def read_input(path: str) -> tuple[str, str]:

@@ -5,7 +5,7 @@ import pytest
 
 from schedcc import parse
 from schedcc.dag import build_dag
-from schedcc.sched.verify import VerificationError, verify
+from schedcc.verifier.block import VerificationError, verify
 
 
 def _block(text):
@@ -25,7 +25,7 @@ def test_width_ranges(store_off, store_w, load_off, load_w, alias):
             f"y = load [p + {load_off}] {{width = {load_w}}}\n")
     block = _block(text)
     dag = build_dag(block, "mips4")
-    assert dag.has_edge(0, 1) == alias
+    assert dag.has_dep(0, 1) == alias
     # the verifier agrees: issuing the load first is legal exactly when they do not alias
     cycle, unit = {0: 1, 1: 0}, {0: "ALU", 1: "ALU"}
     if alias:
@@ -37,7 +37,7 @@ def test_width_ranges(store_off, store_w, load_off, load_w, alias):
 
 def test_width_without_attribute_keeps_old_rule():
     dag = build_dag(_block("store A[i], x\ny = load A[i+1]\nstore A[i+1], y\n"), "generic")
-    assert not dag.has_edge(0, 1) and dag.has_edge(1, 2)
+    assert not dag.has_dep(0, 1) and dag.has_dep(1, 2)
 
 
 def test_same_key_store_does_not_hide_wider_store():
@@ -45,7 +45,7 @@ def test_same_key_store_does_not_hide_wider_store():
     block = _block("store [p + 0], x {width = 8}\nstore [p + 0], y {width = 4}\n"
                    "z = load [p + 4] {width = 4}\n")
     dag = build_dag(block, "generic")
-    assert dag.has_edge(0, 2) and not dag.has_edge(1, 2)
+    assert dag.has_dep(0, 2) and not dag.has_dep(1, 2)
 
 
 # -- private arrays: no pointer reference reaches them ---------------------------
@@ -56,7 +56,7 @@ def test_private_array_and_pointer(private, alias):
     block = _block(f"store A[0], x {{width = 4{attr}}}\ny = load [p] {{width = 4}}\n"
                    f"store [p + 8], y {{width = 4}}\nz = load A[0] {{width = 4{attr}}}\n")
     dag = build_dag(block, "mips4")
-    assert dag.has_edge(0, 1) == alias and dag.has_edge(2, 3) == alias
+    assert dag.has_dep(0, 1) == alias and dag.has_dep(2, 3) == alias
     cycle, unit = {0: 1, 1: 0, 2: 5, 3: 4}, {k: "ALU" for k in range(4)}
     if alias:
         with pytest.raises(VerificationError, match="memory"):
@@ -99,7 +99,7 @@ def test_private_and_widths_dag_and_verifier_agree(text, data):
         dag = build_dag(block, target)
         s = list_schedule(dag, target)
         verify(block, target, s.cycle, s.unit)
-    v = sys.modules["schedcc.sched.verify"]
+    v = sys.modules["schedcc.verifier.block"]
     n = len(block.instrs)
     cycle = {i: data.draw(st.integers(0, 2 * n)) for i in range(n)}
 

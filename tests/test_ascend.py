@@ -10,7 +10,7 @@ from schedcc.ascend.buffers import plan_tiles
 from schedcc.ascend.model import ascend_model, is_ascend
 from schedcc.cli import main
 from schedcc.errors import SchedccError
-from schedcc.overrides import apply_overrides
+from schedcc.target.overrides import apply_overrides
 from schedcc.target import list_targets, load_target
 
 EXAMPLES = ["vector_add", "matmul", "softmax", "flash_attention"]
@@ -223,7 +223,7 @@ def test_cli_dag_picture_and_cpu_only_options(root, tmp_path, capsys):
     assert code == 2 and "--emit-timeline" in err
 
 
-@pytest.mark.parametrize("module", ["schedcc.costs", "schedcc.overrides", "schedcc.ascend.model",
+@pytest.mark.parametrize("module", ["schedcc.target.load", "schedcc.target.overrides", "schedcc.ascend.model",
                                     "schedcc.ascend.buffers", "schedcc.ascend.deps", "schedcc.ascend.sync",
                                     "schedcc.ascend.check", "schedcc.ascend.kernel", "schedcc.ascend.tiles",
                                     "schedcc.ascend.pipeline", "schedcc.ascend.loopsync"])

@@ -7,7 +7,7 @@ pytest.importorskip("schedcc.sched.modulo")  # the modulo scheduler is its own p
 from schedcc import parse  # noqa: E402
 from schedcc.ascend.pipeline import pipeline_tile_loops  # noqa: E402
 from schedcc.cli import main  # noqa: E402
-from schedcc.overrides import apply_overrides  # noqa: E402
+from schedcc.target.overrides import apply_overrides  # noqa: E402
 from schedcc.target import load_target  # noqa: E402
 
 

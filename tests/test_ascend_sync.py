@@ -134,8 +134,8 @@ def test_random_kernels_are_synchronised_minimally_and_pass_the_checker(text, pr
     # Minimal: for the dependences the DAG found, every flag and every barrier is needed.
     # (The checker's own analysis knows `i = i + 1` steps i, the DAG builder does not:
     # a flag for xGm[i] before and after the step is needed by the DAG, not the checker.)
-    edges = tuple((u, v) for u, v, d in k.dag.edges(data=True)
-                  if d.get("sync") == "complete" and k.schedule.unit[u] != "S")
+    edges = tuple((d.src, d.dst) for d in k.dag.deps
+                  if d.tag == "complete" and k.schedule.unit[d.src] != "S")
     for i in range(len(k.sync.flags)):
         with pytest.raises(SyncCheckError):
             check_sync(k.block, k.target, without_flag(k, i), also_order=edges)
@@ -174,7 +174,7 @@ def test_running_out_of_event_ids_orders_a_setter_after_an_old_consumer(root):
     text = (root / "examples" / "ascend" / "vector_add.ir").read_text().replace("16KiB", "2KiB")
     k = next(k for k in compile_kernels(parse(text), "ascend910a", tiles=24, buffers=8) if k.tile_count > 1)
     assert all(0 <= f.event_id < 4 for f in k.sync.flags)
-    assert any(d["kind"] == "EVENT" for _, _, d in k.dag.edges(data=True))
+    assert any(d.kind == "EVENT" for d in k.dag.deps)
     check_sync(k.block, k.target, k.sync.stream)  # and the checker agrees
 
 

@@ -11,7 +11,7 @@ MIPS4 = load_target("mips4")
 
 def edges(text, target=MIPS4):
     dag = build_dag(parse(text).functions[0].blocks[0], target)
-    return {(u, v): (d["kind"], d["latency"], d["reason"], d.get("mem")) for u, v, d in dag.edges(data=True)}
+    return {(d.src, d.dst): (d.kind, d.latency, d.reason, d.detail or None) for d in dag.deps}
 
 
 def test_register_dependences_and_latencies():
@@ -89,8 +89,8 @@ def test_terminator_stays_last():
     text = "func f() {\nentry:\n  a = 1\n  b = 2\n  c = a + b\n  d = 4\n  ret c\n}\n"
     dag = build_dag(parse(text).functions[0].blocks[0], MIPS4)
     import networkx as nx
-    assert all(nx.has_path(dag, n, 4) for n in range(4))
-    assert dag.edges[3, 4]["kind"] == "CTRL"
+    assert all(dag.has_path(n, 4) for n in range(4))
+    assert dag.dep(3, 4).kind == "CTRL"
 
 
 def test_edge_count_is_linear_in_block_size():
@@ -99,7 +99,7 @@ def test_edge_count_is_linear_in_block_size():
     n = 4000
     lines = [f"x{k} = load A[i + {k}]" for k in range(n)] + [f"store A[k{k}], v" for k in range(n)]
     dag = build_dag(parse("\n".join(lines) + "\n").functions[0].blocks[0], MIPS4)
-    assert dag.number_of_edges() <= (HUGE_REGION + 2) * 2 * n
+    assert len(dag.deps) <= (HUGE_REGION + 2) * 2 * n
 
 
 def test_opcode_unknown_to_target_is_located_error():

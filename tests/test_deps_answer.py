@@ -2,7 +2,7 @@
 
 from schedcc import parse
 from schedcc.cli import main
-from schedcc.deps_answer import all_dependences, check_answer
+from schedcc.teaching.deps_answer import all_dependences, check_answer
 
 LECTURE_ANSWER = """\
 # all the dependences of the lecture's example

@@ -7,7 +7,7 @@ import os
 import pytest
 
 MODULES = ["schedcc", "schedcc.ir", "schedcc.target", "schedcc.dag", "schedcc.sched.priority",
-           "schedcc.sched.list_scheduler", "schedcc.sched.bounds", "schedcc.sched.verify",
+           "schedcc.sched.list_scheduler", "schedcc.sched.bounds", "schedcc.verifier.block",
            "schedcc.sim.pipeline", "schedcc.frontends.ir_text", "schedcc.viz.timeline",
            "schedcc.viz.chrome_trace"]
 

@@ -79,13 +79,13 @@ def test_llvm_instructions_and_memory_references():
 def test_llvm_distinct_objects_do_not_alias_but_unknown_pointers_may():
     block = parse_file(LL, "t.ll").functions[0].blocks[0]
     dag = build_dag(block, "la464")
-    mem = {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "MEM"}
+    mem = {(d.src, d.dst) for d in dag.deps if d.kind == "MEM"}
     assert (0, 3) in mem            # store %a -> load %a
     assert (2, 3) not in mem        # %b and %a are different allocas
     assert (0, 5) not in mem and (2, 5) not in mem  # [%p + 24] cannot reach the private allocas
     assert (5, 8) in mem            # but it may point into @g
     assert (9, 10) not in mem       # @g and @h do not alias
-    assert (1, 2) in {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "RAW"}  # address first
+    assert (1, 2) in {(d.src, d.dst) for d in dag.deps if d.kind == "RAW"}  # address first
 
 
 def test_llvm_phi_and_alloca_stay_at_the_block_head_when_written_back():
@@ -173,7 +173,7 @@ def test_asm_regions_and_instructions():
 def test_asm_widths_decide_aliasing():
     block = parse_file(ASM, "f.s").functions[0].blocks[0]
     dag = build_dag(block, "la464")
-    mem = {(u, v) for u, v, d in dag.edges(data=True) if d["kind"] == "MEM"}
+    mem = {(d.src, d.dst) for d in dag.deps if d.kind == "MEM"}
     assert (1, 2) in mem          # st.d covers bytes 0..7, ld.w reads 4..7
     assert (1, 3) not in mem      # ld.w reads 8..11
     assert (2, 4) not in mem and (3, 4) not in mem  # st.d at 16 ($r3 is $sp)
@@ -261,7 +261,7 @@ define i32 @v() {
     block = parse_file(text, "v.ll").functions[0].blocks[0]
     assert str(block.instrs[0]).startswith("store [volatile], 1")
     dag = build_dag(block, "la464")
-    assert dag.has_edge(0, 1) and dag.has_edge(0, 2)  # a volatile store orders every access after it
+    assert dag.has_dep(0, 1) and dag.has_dep(0, 2)  # a volatile store orders every access after it
 
 
 def test_asm_in_gcc_and_course_compiler_style(root, tmp_path):
@@ -322,5 +322,5 @@ define i32 @e(ptr %p, ptr %q) {
     load = len(block.instrs) - 2
     stores = {str(block.instrs[u].operands[0]).split("[")[0]: u for u in range(load)
               if block.instrs[u].opcode == "store" and block.instrs[u].attr("width") == 4}
-    assert not dag.has_edge(stores["%kept"], load) and not dag.has_edge(stores["%arr"], load)
-    assert dag.has_edge(stores["%stored"], load) and dag.has_edge(stores["%passed"], load)
+    assert not dag.has_dep(stores["%kept"], load) and not dag.has_dep(stores["%arr"], load)
+    assert dag.has_dep(stores["%stored"], load) and dag.has_dep(stores["%passed"], load)

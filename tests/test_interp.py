@@ -1,4 +1,4 @@
-"""The IR interpreter (schedcc.interp) and ``schedcc run``."""
+"""The IR interpreter (schedcc.sim.interp) and ``schedcc run``."""
 
 import math
 import subprocess
@@ -8,7 +8,7 @@ import pytest
 
 from schedcc import parse
 from schedcc.errors import SchedccError
-from schedcc.interp import default_arguments, format_result, run_program
+from schedcc.sim.interp import default_arguments, format_result, run_program
 
 
 def run(text, function=None, args=None, **kw):

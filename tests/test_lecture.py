@@ -3,7 +3,8 @@
 from schedcc import parse
 from schedcc.dag import build_dag
 from schedcc.driver import schedule_program
-from schedcc.sched import list_schedule, lower_bound, verify
+from schedcc.sched import list_schedule, lower_bound
+from schedcc.verifier import verify
 from schedcc.sim import simulate_in_order
 from schedcc.target import load_target
 

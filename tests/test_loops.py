@@ -1,9 +1,9 @@
-"""Loop recognition and loop-carried dependences with distances (schedcc.loops)."""
+"""Loop recognition and loop-carried dependences with distances (schedcc.swp.loops)."""
 
 import pytest
 
 from schedcc import parse
-from schedcc.loops import Loop, NotPipelined, find_loops, loop_dag, memory_distances
+from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag, memory_distances
 
 
 def loop_of(body: str, test: str = "c = i < n", br: str = "br c, loop, exit", init: str = "i = 0",
@@ -16,7 +16,7 @@ def loop_of(body: str, test: str = "c = i < n", br: str = "br c, loop, exit", in
 
 def edges(loop, target="generic"):
     g = loop_dag(loop, target)
-    return {(u, v): (d["kind"], d["latency"], d["distance"]) for u, v, d in g.edges(data=True)}
+    return {(d.src, d.dst): (d.kind, d.latency, d.distance) for d in g.deps}
 
 
 def test_lecture_loop_is_recognised(root):
@@ -73,7 +73,7 @@ def test_no_war_or_waw_register_edges():
 def test_branch_is_pinned_to_the_kernel_end():
     loop = loop_of("a = load A[i]\ni = i + 1")
     g = loop_dag(loop, "generic")
-    assert g.nodes[loop.exit.branch]["kernel_end"]
+    assert g.ops[loop.exit.branch].kernel_end
 
 
 @pytest.mark.parametrize("test,br,op,label", [

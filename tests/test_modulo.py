@@ -8,10 +8,10 @@ import pytest
 
 from schedcc import parse
 from schedcc.errors import SchedccError
-from schedcc.loops import Loop, find_loops, loop_dag
+from schedcc.swp.loops import Loop, find_loops, loop_dag
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import modulo_schedule
-from schedcc.sched.modulo_verify import ModuloVerificationError, verify_modulo
+from schedcc.verifier.modulo import ModuloVerificationError, verify_modulo
 from schedcc.target import load_target
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-MODULES = ["schedcc.loops", "schedcc.sched.mii", "schedcc.sched.modulo", "schedcc.sched.modulo_verify",
-           "schedcc.sched.lifetimes", "schedcc.interp", "schedcc.pipeliner", "schedcc.loopgen"]
+MODULES = ["schedcc.swp.loops", "schedcc.sched.mii", "schedcc.sched.modulo", "schedcc.verifier.modulo",
+           "schedcc.sched.lifetimes", "schedcc.sim.interp", "schedcc.swp.pipeliner", "schedcc.swp.loopgen"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,6 +1,6 @@
 """Property tests: software-pipelined loops compute what the originals computed.
 
-Random loops (schedcc.loopgen) on random targets with both schedulers; each is
+Random loops (schedcc.swp.loopgen) on random targets with both schedulers; each is
 run through the interpreter with trip counts 0, 1, below the stage count, at
 it and well above, and must leave the same memory and return the same value.
 Every modulo schedule must also pass the independent modulo verifier.
@@ -11,11 +11,11 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from schedcc import parse
-from schedcc.interp import format_result, run_program
+from schedcc.sim.interp import format_result, run_program
 from schedcc.ir import print_program
-from schedcc.loopgen import ARRAY_SLACK, random_loop
-from schedcc.pipeliner import pipeline_program
-from schedcc.sched.modulo_verify import verify_modulo
+from schedcc.swp.loopgen import ARRAY_SLACK, random_loop
+from schedcc.swp.pipeliner import pipeline_program
+from schedcc.verifier.modulo import verify_modulo
 
 
 def check_equivalent(text: str, target: str, algorithm: str, seed: int, extra_trips=()):

@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from schedcc import parse
 from schedcc.dag import build_dag
-from schedcc.sched import PRIORITIES, VerificationError, list_schedule, lower_bound, verify
+from schedcc.sched import PRIORITIES, list_schedule, lower_bound
+from schedcc.verifier import VerificationError, verify
 from schedcc.sim import simulate_in_order
 from schedcc.target import list_targets, load_target
 
@@ -52,12 +53,12 @@ def test_verifier_catches_a_broken_schedule(text, data):
     block = block_of(text)
     dag = build_dag(block, target)
     s = list_schedule(dag, target)
-    edges = [(u, v, d) for u, v, d in dag.edges(data=True) if d["latency"] > 0]
+    edges = [(d.src, d.dst, d) for d in dag.deps if d.latency > 0]
     if not edges:
         return
     u, v, d = data.draw(st.sampled_from(edges))
     cycle = dict(s.cycle)
-    cycle[v] = cycle[u] + d["latency"] - 1
+    cycle[v] = cycle[u] + d.latency - 1
     with pytest.raises(VerificationError):
         verify(block, target, cycle, s.unit)
 
@@ -147,7 +148,7 @@ def test_every_shipped_target_loads():
 def _pairwise_memory_check(refs, cycle, latency, tgt, need):
     """The obviously right version: every pair, by the verifier's own conflict rule."""
     import sys
-    _conflict = sys.modules["schedcc.sched.verify"]._conflict
+    _conflict = sys.modules["schedcc.verifier.block"]._conflict
     for j, b in enumerate(refs):
         for a in refs[:j]:
             if not _conflict(a, b):
@@ -166,7 +167,7 @@ def _pairwise_memory_check(refs, cycle, latency, tgt, need):
 @given(straight_line(min_size=2, max_size=25), st.data())
 def test_fast_memory_check_equals_pairwise(text, data):
     import sys
-    v = sys.modules["schedcc.sched.verify"]  # the package re-exports the function under this name
+    v = sys.modules["schedcc.verifier.block"]  # the package re-exports the function under this name
     target = load_target("mips4")
     block = block_of(text)
     n = len(block.instrs)

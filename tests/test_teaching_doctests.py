@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-MODULES = ["schedcc.viz.pipeline_diagram", "schedcc.viz.pipeline_svg", "schedcc.grading",
-           "schedcc.deps_answer", "schedcc.report.html"]
+MODULES = ["schedcc.viz.pipeline_diagram", "schedcc.viz.pipeline_svg", "schedcc.teaching.grading",
+           "schedcc.teaching.deps_answer", "schedcc.report.html"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -131,12 +131,13 @@ def test_diagram_agrees_with_the_schedule(ops, target_name):
             at = {s: t for t, s in reversed(row.cells)}  # first cycle of each stage
             assert at[issue_stage] == row.issue == sched[row.node]
             assert all(t < row.issue for t in row.stalls)
-            assert max(cycles) >= row.issue + res.dag.nodes[row.node]["latency"]
+            assert max(cycles) >= row.issue + res.dag.ops[row.node].latency
             where[row.node] = row
         if target_name == "mips4":
             # No forwarding: a consumer reads (RR) after its producer wrote (RW).
-            for u, v, d in res.dag.edges(data=True):
-                if d["kind"] == "RAW":
+            for d in res.dag.deps:
+                u, v = d.src, d.dst
+                if d.kind == "RAW":
                     rw = max(t for t, s in where[u].cells if s == "RW")
                     rr = min(t for t, s in where[v].cells if s == "RR")
                     assert rr > rw

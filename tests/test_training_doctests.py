@@ -9,7 +9,7 @@ import pytest
 MODULES = ["schedcc.training", "schedcc.training.api", "schedcc.training.costs", "schedcc.training.graph",
            "schedcc.training.policies", "schedcc.training.simulate", "schedcc.training.result",
            "schedcc.training.generator", "schedcc.training.pipeline", "schedcc.training.pipeline_graph",
-           "schedcc.training.pipeline_import", "schedcc.training.trace"]
+           "schedcc.training.pipeline_import", "schedcc.viz.training"]
 
 
 @pytest.mark.parametrize("name", MODULES)

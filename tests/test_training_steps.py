@@ -36,11 +36,13 @@ def check_run(run):
     """An independent check of a simulated schedule: dependences and one operator per unit at a time."""
     g = run.graph
     t = run.issue
-    for u, v, d in g.edges(data=True):
-        assert t[v] >= t[u] + d["latency"], (u, v, d)
+    keys = g.keys
+    for d in g.deps:
+        u, v = keys[d.src], keys[d.dst]
+        assert t[v] >= t[u] + d.latency, (u, v, d)
     by_unit = {}
-    for n in g:
-        by_unit.setdefault(run.unit[n], []).append((t[n], t[n] + g.nodes[n]["dur"]))
+    for n, attrs in run.nodes():
+        by_unit.setdefault(run.unit[n], []).append((t[n], t[n] + attrs["dur"]))
     for spans in by_unit.values():
         spans.sort()
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
@@ -67,10 +69,9 @@ def test_fifo_keeps_program_order_on_every_stream():
     prog = training.generate(layers=2, hidden=1024, seq=512, microbatches=2, dp=4, tp=2, pp=2)
     res = training.schedule(prog, "h100-128x", policy="fifo", iterations=1)
     check_run(res.run)
-    g = res.run.graph
     by_stream = {}
-    for n in sorted(g, key=lambda n: g.nodes[n]["order"]):
-        by_stream.setdefault((g.nodes[n]["rank"], g.nodes[n]["stream"]), []).append(res.run.issue[n])
+    for n, d in sorted(res.run.nodes(), key=lambda nd: nd[1]["order"]):
+        by_stream.setdefault((d["rank"], d["stream"]), []).append(res.run.issue[n])
     for starts in by_stream.values():
         assert starts == sorted(starts)
 
@@ -86,7 +87,7 @@ def test_generated_steps_schedule_validly_under_every_policy(layers, mb, dp, tp,
                              zero=zero, schedule=schedule)
     res = training.schedule(prog, "h100-128x", policy=policy, iterations=3)
     check_run(res.run)
-    total_compute = sum(d["dur"] for _, d in res.run.graph.nodes(data=True)
+    total_compute = sum(d["dur"] for _, d in res.run.nodes()
                         if d["kind"] == "compute" and d["iteration"] == 0 and d["rank"] == 0)
     # one steady-state step holds one step's compute; critical-path may move operators that read no
     # updated parameter (the embedding) into another step's idle time

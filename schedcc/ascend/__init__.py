@@ -11,9 +11,9 @@
 See ``docs/ascend.md``.
 """
 
-from .model import AscendModel, ascend_model, is_ascend
-from .kernel import KernelResult, compile_kernels, compile_block
-from .check import SyncCheckError, check_sync
+from schedcc.ascend.model import AscendModel, ascend_model, is_ascend
+from schedcc.ascend.kernel import KernelResult, compile_kernels, compile_block
+from schedcc.ascend.check import SyncCheckError, check_sync
 
 __all__ = ["AscendModel", "ascend_model", "is_ascend", "KernelResult", "compile_kernels",
            "compile_block", "SyncCheckError", "check_sync"]

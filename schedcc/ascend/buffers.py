@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import SchedccError
-from ..ir import Function, Instr, Mem, Reg
-from .model import GM, SCALAR_PIPE, AscendModel
+from schedcc.errors import SchedccError
+from schedcc.ir import Function, Instr, Mem, Reg
+from schedcc.ascend.model import GM, SCALAR_PIPE, AscendModel
 
 SUFFIXES = {"_ub": "UB", "_l1": "L1", "_l0a": "L0A", "_l0b": "L0B", "_l0c": "L0C"}
 

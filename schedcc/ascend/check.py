@@ -36,8 +36,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..ir import Block, Instr
-from ..target import Target, load_target
+from schedcc.ir import Block, Instr
+from schedcc.target import Target, load_target
 
 SCALAR = "S"
 
@@ -127,7 +127,7 @@ def required_orderings(block: Block, target: Target) -> list[Need]:
 
 def _value_of(ins: Instr, value: dict, fresh) -> tuple:
     """(root, offset) of the register *ins* defines: a constant step keeps the root."""
-    from ..ir import Const, Reg
+    from schedcc.ir import Const, Reg
     ops = ins.operands
     if ins.opcode in ("add", "sub") and len(ops) == 2 and isinstance(ops[0], Reg) and isinstance(ops[1], Const) \
             and isinstance(ops[1].value, int):

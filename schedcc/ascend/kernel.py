@@ -1,7 +1,7 @@
 """The whole Ascend job for one program: tiles, DAG, schedule, flags, check.
 
 :func:`compile_kernels` is the library entry point; the CLI prints its
-:class:`KernelResult` objects with :mod:`schedcc.ascend.report`.
+:class:`KernelResult` objects with :mod:`schedcc.emit.ascend` and :mod:`schedcc.viz.ascend`.
 
 Example::
 
@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import networkx as nx
-
-from ..errors import SchedccError
-from ..ir import Block, Function, Program
-from ..sched import Schedule, list_schedule
-from ..target import Target, check_opcodes, load_target
-from .buffers import TilePlan, plan_tiles
-from .check import CheckResult, check_sync
-from .deps import kernel_dag
-from .model import AscendModel, ascend_model, is_ascend
-from .sync import OutOfEventIds, SyncedKernel, insert_sync
-from .tiles import unroll_tile_loop
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Function, Program
+from schedcc.problem import SchedGraph
+from schedcc.sched import Schedule
+from schedcc.sched.solve import ListStrategy, solve
+from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.buffers import TilePlan, plan_tiles
+from schedcc.ascend.check import CheckResult, check_sync
+from schedcc.ascend.deps import event_dep, kernel_dag
+from schedcc.ascend.model import AscendModel, ascend_model, is_ascend
+from schedcc.ascend.sync import OutOfEventIds, SyncedKernel, insert_sync
+from schedcc.ascend.tiles import unroll_tile_loop
 
 
 @dataclass
@@ -37,11 +37,19 @@ class KernelResult:
     target: Target
     model: AscendModel
     tiles: TilePlan
-    dag: nx.DiGraph
+    dag: SchedGraph
     schedule: Schedule
     sync: SyncedKernel
     check: CheckResult | None  # None when checking was turned off
     tile_count: int = 1        # iterations of a tile loop in this block (after --tiles)
+
+    def times(self) -> tuple[dict[int, int], dict[int, int]]:
+        """(start, end) per instruction: the checker's simulation of the synchronised
+        code, or the schedule's when checking was off."""
+        if self.check is not None:
+            return self.check.start, self.check.end
+        start = dict(self.schedule.cycle)
+        return start, {n: start[n] + self.dag.ops[n].latency for n in start}
 
     @property
     def simulated_makespan(self) -> int:
@@ -60,8 +68,8 @@ class KernelResult:
     def busy(self) -> dict[str, int]:
         """Cycles each pipe is busy (its instructions' occupancy)."""
         work = {p: 0 for p in self.target.units}
-        for n, d in self.dag.nodes(data=True):
-            work[self.schedule.unit[n]] += d["occupancy"]
+        for n, op in enumerate(self.dag.ops):
+            work[self.schedule.unit[n]] += op.occupancy
         return work
 
     @property
@@ -81,42 +89,47 @@ class KernelResult:
     @property
     def serial_cycles(self) -> int:
         """Cycles with no overlap at all: each instruction starts when the previous one ended."""
-        return sum(d["latency"] for _, d in self.dag.nodes(data=True))
+        return sum(op.latency for op in self.dag.ops)
 
     def utilisation(self) -> dict[str, float]:
         span = max(self.makespan, 1)
         return {p: b / span for p, b in self.busy.items()}
 
 
-def schedule_and_sync(dag: nx.DiGraph, tgt: Target, priority, block: Block, prepare=None, **sync_options):
+def schedule_and_sync(dag: SchedGraph, tgt: Target, priority, block: Block, prepare=None, **sync_options):
     """List-schedule *dag* and insert its synchronisation; when a pair of pipes runs
-    out of event IDs, order the setter after the oldest consumer and start again.
+    out of event IDs, order the setter after the oldest consumer and start again
+    (the refinement step of :func:`schedcc.sched.solve.solve`).
 
     *prepare(dag, schedule)* may return extra keyword arguments for
     :func:`insert_sync` computed from each new schedule (the loop code reserves IDs).
+    Returns (the final graph, its schedule, the synchronised kernel).
     """
-    while True:
-        schedule = list_schedule(dag, tgt, priority=priority)
-        options = dict(sync_options, **(prepare(dag, schedule) if prepare is not None else {}))
+    synced: list[SyncedKernel] = []
+
+    def refine(graph: SchedGraph, schedule: Schedule) -> SchedGraph | None:
+        options = dict(sync_options, **(prepare(graph, schedule) if prepare is not None else {}))
         try:
-            return schedule, insert_sync(dag, schedule, tgt, **options)
+            synced.append(insert_sync(graph, schedule, tgt, **options))
+            return None
         except OutOfEventIds as short:
             # Too many flags of one pair in flight: order the setter after the oldest
             # consumer (freeing its ID) and schedule again with that in the timing.
-            added = 0
+            added = []
             for consumer, setter, what in short.edges:
-                if nx.has_path(dag, setter, consumer):
+                probe = graph.with_deps(added)
+                if probe.has_path(setter, consumer):
                     continue  # an ordering added just before already covers it, or would close a cycle
-                if consumer > setter:
-                    dag.graph["ordered"] = False  # node order is no longer a topological order
-                dag.add_edge(consumer, setter, kind="EVENT", latency=dag.nodes[consumer]["latency"],
-                             reason=f"frees {what}", sync="complete")
-                added += 1
+                added.append(event_dep(consumer, setter, graph.ops[consumer].latency, what))
             if not added:
                 raise SchedccError(f"the kernel needs more event IDs than {tgt.name} has, and no "
                                    "ordering frees one", block.loc,
                                    notes=["fewer tiles in flight (fewer buffers) keep the events within "
                                           "the hardware's IDs"])
+            return graph.with_deps(added)
+
+    solved = solve(dag, ListStrategy(priority), refine=refine, bound=False)
+    return solved.graph, solved.schedule, synced[-1]
 
 
 def compile_block(function: Function, block: Block, target: Target | str, tiles: TilePlan | None = None,
@@ -125,8 +138,7 @@ def compile_block(function: Function, block: Block, target: Target | str, tiles:
     tgt = load_target(target)
     model = ascend_model(tgt)
     plan = tiles if tiles is not None else plan_tiles(function, model)
-    dag = kernel_dag(block, tgt)
-    schedule, synced = schedule_and_sync(dag, tgt, priority, block)
+    dag, schedule, synced = schedule_and_sync(kernel_dag(block, tgt), tgt, priority, block)
     result = check_sync(block, tgt, synced.stream) if check else None
     return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
 

@@ -42,16 +42,17 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from ..errors import SchedccError
-from ..ir import Block, Function, Program
-from ..target import Target, check_opcodes, load_target
-from .buffers import plan_tiles
-from .check import CheckResult, SyncCheckError, check_sync
-from .deps import kernel_dag
-from .kernel import is_tile_loop, schedule_and_sync
-from .model import SCALAR_PIPE, ascend_model
-from .sync import Flag, Op, SyncedKernel
-from .tiles import unroll_with_origin
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Function, Program
+from schedcc.problem import SchedGraph
+from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.buffers import plan_tiles
+from schedcc.ascend.check import CheckResult, SyncCheckError, check_sync
+from schedcc.ascend.deps import COMPLETE, kernel_dag
+from schedcc.ascend.kernel import is_tile_loop, schedule_and_sync
+from schedcc.ascend.model import SCALAR_PIPE, AscendModel, ascend_model
+from schedcc.ascend.sync import Flag, Op, SyncedKernel
+from schedcc.ascend.tiles import unroll_with_origin
 
 
 @dataclass
@@ -61,7 +62,7 @@ class LoopKernel:
     unroll: int                          # tiles per iteration of the body
     copies: dict[str, int]               # buffers per tile
     body: Block                          # the unrolled body, the code's loop block
-    dag: nx.DiGraph
+    dag: SchedGraph
     sync: SyncedKernel                   # the body's own flags (set and waited in one iteration)
     carried: list[Flag]                  # flags across the back edge (indices after sync.flags)
     carried_before: int                  # carried dependences between pipes before reduction
@@ -71,6 +72,7 @@ class LoopKernel:
     check: CheckResult                   # `iterations` iterations run back to back
     iterations: int
     extra: list[tuple[int, int]] = field(default_factory=list)  # carried orderings added for ID reuse
+    model: AscendModel | None = None     # the Ascend tables of the target
 
     @property
     def flags(self) -> list[Flag]:
@@ -127,7 +129,7 @@ def loop_kernel(function: Function, block: Block, target: Target, plan, buffers,
         start = {n: (o[0] * ii + cycle[o[1]]) if o is not None else -1 for n, o in enumerate(origin)}
 
         def modulo_order(dag):
-            return {n: -start[n] for n in dag.nodes}
+            return [-start[n] for n in range(len(dag))]
         modulo_order.__name__ = "modulo"
         priority = modulo_order
     two, origin2 = unroll_with_origin(block, 2 * u, copies, is_tile)
@@ -148,8 +150,8 @@ def loop_kernel(function: Function, block: Block, target: Target, plan, buffers,
 
 def _carried_flags(dag, schedule, carried_deps, model, block) -> dict:
     """Choose the flags across the back edge for this schedule and reserve their IDs."""
-    from .sync import stream_order
-    order_pipe = {n: schedule.unit[n] for n in dag.nodes}
+    from schedcc.ascend.sync import stream_order
+    order_pipe = {n: schedule.unit[n] for n in range(len(dag))}
     pos: dict[int, int] = {}
     count: dict[str, int] = {}
     for n in stream_order(dag, schedule):
@@ -199,13 +201,13 @@ class _Implied:
     b starts after d does (d is b, comes before b on b's pipe, or b depends on d).
     """
 
-    def __init__(self, dag: nx.DiGraph, pipe: dict, pos: dict):
+    def __init__(self, dag: SchedGraph, pipe: dict, pos: dict):
         self.pipe, self.pos = pipe, pos
         done = nx.DiGraph()
-        done.add_nodes_from(dag.nodes)
-        done.add_edges_from((u, v) for u, v, d in dag.edges(data=True) if d.get("sync") == "complete")
-        self.after = {n: nx.descendants(done, n) for n in dag.nodes}
-        self.before = {n: nx.ancestors(done, n) for n in dag.nodes}
+        done.add_nodes_from(range(len(dag)))
+        done.add_edges_from((d.src, d.dst) for d in dag.deps if d.tag == COMPLETE)
+        self.after = {n: nx.descendants(done, n) for n in done}
+        self.before = {n: nx.ancestors(done, n) for n in done}
 
     def __call__(self, a: int, b: int, flags) -> bool:
         pipe, pos = self.pipe, self.pos
@@ -232,9 +234,10 @@ def _carried_dependences(body: Block, origin, two: Block, origin2, u: int, targe
     where = {o: n for n, o in enumerate(origin) if o is not None}
     dag2 = kernel_dag(two, target)
     out = set()
-    for x, y, d in dag2.edges(data=True):
+    for d in dag2.deps:
+        x, y = d.src, d.dst
         ox, oy = origin2[x], origin2[y]
-        if d.get("sync") != "complete" or ox is None or oy is None:
+        if d.tag != COMPLETE or ox is None or oy is None:
             continue
         if ox[0] < u <= oy[0]:
             a, b = where.get((ox[0], ox[1])), where.get((oy[0] - u, oy[1]))
@@ -254,7 +257,7 @@ def _build(function, block, body, target, carried_deps, copies, u, iterations, p
         plan.update(_carried_flags(dag, schedule, carried_deps, model, block))
         return {"reserved": plan["reserved"]}
 
-    schedule, sync = schedule_and_sync(dag, target, priority, body, prepare, drain=False, spread_ids=True)
+    dag, schedule, sync = schedule_and_sync(dag, target, priority, body, prepare, drain=False, spread_ids=True)
     order_pipe, pos, implied = plan["pipe"], plan["pos"], plan["implied"]
     carried, kept, same_pipe, carried_before = plan["carried"], plan["kept"], plan["same"], plan["before"]
     base = len(sync.flags)
@@ -304,7 +307,7 @@ def _build(function, block, body, target, carried_deps, copies, u, iterations, p
     after = [Op("wait", f.wait_pipe, flag=base + i, event=f.event, event_id=f.event_id) for i, f in enumerate(carried)]
     check, steady = _run(body, target, stream, before, after, iterations, sync, carried, base)
     lk = LoopKernel(function, block.label, u, copies, body, dag, sync, carried, carried_before, stream,
-                    before, after, check, iterations, list(extra))
+                    before, after, check, iterations, list(extra), model)
     lk.check_steady = steady
     return lk
 

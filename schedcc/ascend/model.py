@@ -18,8 +18,8 @@ import fnmatch
 import functools
 from dataclasses import dataclass
 
-from ..errors import SchedccError
-from ..target import Target
+from schedcc.errors import SchedccError
+from schedcc.target import Target
 
 GM = "GM"  # global memory: the memory operands of the IR (xGm[i])
 SCALAR_PIPE = "S"

@@ -35,17 +35,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-import networkx as nx
 
-from ..errors import SchedccError
-from ..ir import Function, Program
-from ..loops import NotPipelined, analyse_loop
-from ..sched.modulo import modulo_schedule
-from ..target import Target, check_opcodes, load_target
-from .buffers import TilePlan, check_capacity, plan_tiles
-from .kernel import KernelResult, compile_block, is_tile_loop
-from .model import ascend_model
-from .tiles import unroll_with_origin
+from schedcc.errors import SchedccError
+from schedcc.ir import Function, Program
+from schedcc.problem import SchedGraph
+from schedcc.swp.loops import NotPipelined, analyse_loop, loop_dag
+from schedcc.sched.modulo import modulo_schedule
+from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.buffers import TilePlan, check_capacity, plan_tiles
+from schedcc.ascend.kernel import KernelResult, compile_block, is_tile_loop
+from schedcc.ascend.model import ascend_model
+from schedcc.ascend.tiles import unroll_with_origin
 
 
 @dataclass
@@ -53,7 +53,7 @@ class PipelinedLoop:
     function: Function
     label: str
     schedule: object                 # schedcc.sched.modulo.ModuloSchedule
-    dag: nx.DiGraph                  # the loop's DAG with distances
+    dag: SchedGraph                  # the loop's DAG with distances
     lifetimes: dict[str, int]        # tile -> cycles its buffer is busy per iteration
     copies: dict[str, int]           # tile -> buffers (BUFFER_NUM)
     usage: dict[str, int]            # buffer -> bytes with the copies
@@ -71,8 +71,8 @@ class PipelinedLoop:
     @property
     def busy(self) -> dict[str, int]:
         work: dict[str, int] = {}
-        for n, d in self.dag.nodes(data=True):
-            work[self.schedule.unit[n]] = work.get(self.schedule.unit[n], 0) + d["occupancy"]
+        for n, op in enumerate(self.dag.ops):
+            work[self.schedule.unit[n]] = work.get(self.schedule.unit[n], 0) + op.occupancy
         return work
 
     @property
@@ -86,34 +86,30 @@ class PipelinedLoop:
         return [f"II {ii}: {why}" for ii, why in self.tried]
 
 
-def ascend_loop_dag(loop, target: Target) -> nx.DiGraph:
-    """The loop's DAG with distances (:func:`schedcc.loops.loop_dag`) with Ascend's
+def ascend_loop_dag(loop, target: Target) -> SchedGraph:
+    """The loop's DAG with distances (:func:`schedcc.swp.loops.loop_dag`) with Ascend's
     completion semantics: a dependence out of any pipe but S waits for the producer
     to finish, also through memory."""
-    from ..loops import loop_dag
     dag = loop_dag(loop, target)
-    nodes = dag.nodes
-    for u, _, d in dag.edges(data=True):
-        d["latency"] = max(d["latency"], nodes[u]["latency"])
-    return dag
+    ops = dag.ops
+    return dag.replace(deps=tuple(d._replace(latency=max(d.latency, ops[d.src].latency)) for d in dag.deps))
 
 
-def tile_lifetimes(dag: nx.DiGraph, cycle: dict, ii: int, plan: TilePlan) -> dict[str, int]:
+def tile_lifetimes(dag: SchedGraph, cycle: dict, ii: int, plan: TilePlan) -> dict[str, int]:
     """Per tile name defined in the loop: from its first writer's start to its last reader's end."""
     start: dict[str, int] = {}
     end: dict[str, int] = {}
-    nodes = dag.nodes
-    for n, d in nodes(data=True):
-        instr = d["instr"]
-        for r in instr.defs():
+    ops = dag.ops
+    for n, op in enumerate(ops):
+        for r in op.payload.defs():
             if plan.buffer_of(r) is None:
                 continue
             start[r] = min(start.get(r, cycle[n]), cycle[n])
-            end[r] = max(end.get(r, 0), cycle[n] + d["latency"])
-    for u, v, d in dag.edges(data=True):
-        r = d.get("reason")
-        if d.get("kind") == "RAW" and r in start:
-            end[r] = max(end[r], cycle[v] + d.get("distance", 0) * ii + nodes[v]["latency"])
+            end[r] = max(end.get(r, 0), cycle[n] + op.latency)
+    for d in dag.deps:
+        r = d.reason
+        if d.kind == "RAW" and r in start:
+            end[r] = max(end[r], cycle[d.dst] + d.distance * ii + ops[d.dst].latency)
     return {r: max(end[r] - start[r], 1) for r in start}
 
 
@@ -155,7 +151,7 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
                     return reasons[ms.ii]
                 return True
 
-            ms, tried = _search_ii(lambda ii: modulo_schedule(dag, tgt, algorithm=algorithm, accept=accept,
+            ms, tried = _search_ii(lambda ii: modulo_schedule(dag, algorithm=algorithm, accept=accept,
                                                               min_ii=ii, max_ii=ii), dag, tgt, reasons)
             lifetimes = tile_lifetimes(dag, ms.cycle, ms.ii, plan)
             copies = buffer_copies(lifetimes, ms.ii)
@@ -165,7 +161,7 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
     return results
 
 
-def _search_ii(schedule_at, dag: nx.DiGraph, target: Target, reasons: dict[int, str]):
+def _search_ii(schedule_at, dag: SchedGraph, target: Target, reasons: dict[int, str]):
     """The smallest II found by galloping up from the MII, then bisecting back.
 
     Ascend latencies are hundreds of cycles, so trying every II in turn (each
@@ -173,7 +169,7 @@ def _search_ii(schedule_at, dag: nx.DiGraph, target: Target, reasons: dict[int, 
     the MII, and the gap between the last failure and the first success is
     then bisected. O(log(II / MII)) attempts.
     """
-    from ..sched.mii import mii as compute_mii
+    from schedcc.sched.mii import mii as compute_mii
     start = compute_mii(dag, target.issue_width).value
     tried: list[tuple[int, str]] = []
 
@@ -216,10 +212,10 @@ def _concrete(function, block, target, plan, ms, copies, tiles, check) -> Kernel
     ii = ms.ii
     order = {i: (o[0] * ii + ms.cycle[o[1]]) if o is not None else None for i, o in enumerate(origin)}
 
-    def modulo_order(dag: nx.DiGraph) -> dict:
+    def modulo_order(dag: SchedGraph) -> list:
         # Earlier in the modulo schedule = more urgent; the added scalar steps go first.
         top = max((t for t in order.values() if t is not None), default=0) + 1
-        return {n: -(order[n] if order[n] is not None else -top) for n in dag.nodes}
+        return [-(order[n] if order[n] is not None else -top) for n in range(len(dag))]
 
     modulo_order.__name__ = "modulo"
     result = compile_block(new_fn, flat, target, flat_plan, priority=modulo_order, check=check)

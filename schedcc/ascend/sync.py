@@ -42,7 +42,7 @@ O((n + e) * p) for p pipes. Example::
     >>> b = parse("x_ub = copy_in xGm[0] {bytes = 1KiB}\\ny_ub = vexp x_ub {bytes = 1KiB}\\n"
     ...           "copy_out yGm[0], y_ub {bytes = 1KiB}\\n").functions[0].blocks[0]
     >>> g = kernel_dag(b, t)
-    >>> k = insert_sync(g, list_schedule(g, t), t)
+    >>> k = insert_sync(g, list_schedule(g), t)
     >>> [(f.event, f.event_id) for f in k.flags], k.flags_before
     ([('MTE2_V', 0), ('V_MTE3', 0)], 2)
 """
@@ -51,12 +51,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
-from ..errors import SchedccError
-from ..sched.schedule import Schedule
-from ..target import Target
-from .model import SCALAR_PIPE, ascend_model
+from schedcc.errors import SchedccError
+from schedcc.problem import SchedGraph
+from schedcc.sched.schedule import Schedule
+from schedcc.target import Target
+from schedcc.ascend.deps import COMPLETE
+from schedcc.ascend.model import SCALAR_PIPE, ascend_model
 
 
 @dataclass
@@ -120,13 +120,13 @@ class SyncedKernel:
     pipe_of: dict[int, str]
 
 
-def stream_order(dag: nx.DiGraph, schedule: Schedule) -> list[int]:
+def stream_order(dag: SchedGraph, schedule: Schedule) -> list[int]:
     """Issue order: by cycle; scalar instructions last within a cycle (S is synchronous)."""
     rank = {n: i for i, n in enumerate(schedule.order)}
-    return sorted(dag.nodes, key=lambda n: (schedule.cycle[n], schedule.unit[n] == SCALAR_PIPE, rank[n]))
+    return sorted(range(len(dag)), key=lambda n: (schedule.cycle[n], schedule.unit[n] == SCALAR_PIPE, rank[n]))
 
 
-def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: bool = True,
+def insert_sync(dag: SchedGraph, schedule: Schedule, target: Target, *, drain: bool = True,
                 reserved: dict[str, set[int]] | None = None, spread_ids: bool = False) -> SyncedKernel:
     """Insert the flags and barriers that make *schedule* safe on the pipes; see the module doc.
 
@@ -139,15 +139,15 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: b
     index = {p: i for i, p in enumerate(pipes)}
     P = len(pipes)
     order = stream_order(dag, schedule)
-    pipe_of = {n: schedule.unit[n] for n in dag.nodes}
+    pipe_of = {n: schedule.unit[n] for n in range(len(dag))}
     pos: dict[int, int] = {}
     count = [0] * P
     for n in order:
         k = index[pipe_of[n]]
         pos[n] = count[k]
         count[k] += 1
-    nodes = dag.nodes
-    end_time = {n: schedule.cycle[n] + nodes[n]["latency"] for n in dag.nodes}
+    ops = dag.ops
+    end_time = {n: schedule.cycle[n] + ops[n].latency for n in range(len(dag))}
 
     none = [-1] * P
     start_vc: dict[int, list[int]] = {}
@@ -166,10 +166,10 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: b
         p = pipe_of[n]
         k = index[p]
         vc = _join(pipe_start[k], dispatch)
-        preds = [(u, d) for u, d in dag.pred[n].items() if d.get("sync") == "complete"]
-        same = [u for u, _ in preds if pipe_of[u] == p]
-        cross = [u for u, _ in preds if pipe_of[u] != p]
-        flags_before += sum(1 for u, d in preds if pipe_of[u] != p and d["kind"] != "EVENT")
+        preds = [d for d in dag.pred[n] if d.tag == COMPLETE]
+        same = [d.src for d in preds if pipe_of[d.src] == p]
+        cross = [d.src for d in preds if pipe_of[d.src] != p]
+        flags_before += sum(1 for d in preds if pipe_of[d.src] != p and d.kind != "EVENT")
         barriers_before += len(same) if p != SCALAR_PIPE else 0
         if p == SCALAR_PIPE:
             vc = _join(vc, pipe_done[k])
@@ -196,7 +196,7 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: b
                 # for u before it issues n, which orders n and everything after it.
                 wait_pipe = SCALAR_PIPE
                 if f"{pipe_of[u]}_{SCALAR_PIPE}" not in model.events:
-                    instr_u, instr_n = nodes[u]["instr"], nodes[n]["instr"]
+                    instr_u, instr_n = ops[u].payload, ops[n].payload
                     raise SchedccError(
                         f"no HardEvent {event} or {pipe_of[u]}_S can order '{instr_u}' ({pipe_of[u]}) "
                         f"before '{instr_n}' ({p})", instr_n.loc,
@@ -217,13 +217,13 @@ def insert_sync(dag: nx.DiGraph, schedule: Schedule, target: Target, *, drain: b
         if p == SCALAR_PIPE:
             dispatch = done
 
-    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, nodes, dag, reserved or {}, spread_ids)
+    _assign_event_ids(flags, model.event_ids, done_vc, index, pos, ops, dag, reserved or {}, spread_ids)
     # Leaving the block for another one (a loop's next iteration) drains every
     # pipe first, so that no flag or buffer use crosses the block boundary.
-    block = dag.graph.get("block")
+    block = dag.source
     term = len(block.instrs) - 1 if block is not None and block.instrs else None
     drain = (drain and term is not None and block.instrs[term].opcode in ("br", "jmp")
-             and any(pipe_of[n] != SCALAR_PIPE for n in dag.nodes))
+             and any(pipe_of[n] != SCALAR_PIPE for n in range(len(dag))))
     stream: list[Op] = []
     for n in order:
         p = pipe_of[n]
@@ -261,7 +261,7 @@ def _prune(chosen: list[int], base: list[int], done_vc, index, pipe_of, pos) -> 
     return keep
 
 
-def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes, dag=None,
+def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, ops, dag=None,
                       reserved: dict[str, set[int]] | None = None, spread: bool = False) -> None:
     """Give each flag the lowest ID of its pair whose previous use has provably been waited for.
 
@@ -289,16 +289,16 @@ def _assign_event_ids(flags: list[Flag], limit: int, done_vc, index, pos, nodes,
             busy = sorted((i for i in range(limit) if i not in taken), key=lambda i: pos[last[(f.event, i)].dst])
             for event_id in busy:
                 consumer = last[(f.event, event_id)].dst
-                if dag is None or not nx.has_path(dag, f.src, consumer):
+                if dag is None or not dag.has_path(f.src, consumer):
                     extra.append((consumer, f.src, f"{f.event} ID {event_id}"))
                     f.event_id = event_id  # as if freed, to find every shortage in one pass
                     last[(f.event, event_id)] = f
                     break
             else:
-                instr = nodes[f.dst]["instr"]
+                instr = ops[f.dst].payload
                 raise SchedccError(
                     f"more than {limit} {f.event} events would be in flight at once when "
-                    f"'{nodes[f.src]['instr']}' sets one, and none can be freed", instr.loc,
+                    f"'{ops[f.src].payload}' sets one, and none can be freed", instr.loc,
                     notes=["fewer tiles in flight (fewer buffers) keep the events within the hardware's IDs"])
     if extra:
         raise OutOfEventIds(extra)

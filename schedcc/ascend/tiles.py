@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import SchedccError
-from ..ir import Affine, Block, Const, Instr, Mem, Reg
-from .buffers import SUFFIXES
+from schedcc.errors import SchedccError
+from schedcc.ir import Affine, Block, Const, Instr, Mem, Reg
+from schedcc.ascend.buffers import SUFFIXES
 
 
 def copy_name(name: str, k: int) -> str:

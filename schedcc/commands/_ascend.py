@@ -11,12 +11,13 @@ import argparse
 import json
 import sys
 
-from ..ascend.kernel import compile_kernels
-from ..ascend.loopsync import loop_kernel, loop_kernels
-from ..ascend.report import (format_code, format_explain, format_loop, format_pipelined, format_report, kernels_json,
-                             loop_json, loop_timeline_bars, loop_trace_events, pipelined_json, timeline_bars, trace_events)
-from ..errors import SchedccError
-from ..fileio import write_output
+from schedcc.ascend.kernel import compile_kernels
+from schedcc.ascend.loopsync import loop_kernel, loop_kernels
+from schedcc.emit.ascend import (format_code, format_explain, format_loop, format_pipelined, format_report,
+                                 kernels_json, loop_json, pipelined_json)
+from schedcc.viz.ascend import loop_timeline_bars, loop_trace_events, timeline_bars, trace_events
+from schedcc.errors import SchedccError
+from schedcc.fileio import write_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     pipelined, loops = [], []
     if getattr(args, "pipeline", False):
         # Double buffering from the modulo scheduler (--pipeline comes with it).
-        from ..ascend.pipeline import pipeline_tile_loops
+        from schedcc.ascend.pipeline import pipeline_tile_loops
         pipelined = pipeline_tile_loops(program, target, tiles=args.tiles if args.tiles > 1 else 8,
                                         algorithm=getattr(args, "modulo", "ims"), check=check)
         kernels = compile_kernels(program, target, priority=args.priority, check=check)
@@ -81,13 +82,13 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     if args.output:
         write_output(args.output, code, inputs)
     if getattr(args, "emit_dag", None):
-        from ..viz.dag_dot import results_to_dot, write_dag_picture
+        from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
         note = write_dag_picture(results_to_dot(kernels, f"{name} on {target.name}: dependence DAG "
                                                 "(red: critical path)"), args.emit_dag, inputs)
         if note:
             notes.append(note)
     if args.emit_timeline:
-        from ..viz.timeline import write_timeline
+        from schedcc.viz.timeline import write_timeline
         lanes = [p for p in target.units]
         if loops:
             bars = [b for lk in loops for b in loop_timeline_bars(lk)]
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
         if note:
             notes.append(note)
     if args.trace:
-        from ..viz.chrome_trace import write_chrome_trace
+        from schedcc.viz.chrome_trace import write_chrome_trace
         events, flows = trace_events(reported)
         for lk in loops:
             events += loop_trace_events(lk)
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
 
 
 def _loop(program, target, function, label, copies, modulo=None):
-    from ..ascend.buffers import plan_tiles
-    from ..ascend.model import ascend_model
+    from schedcc.ascend.buffers import plan_tiles
+    from schedcc.ascend.model import ascend_model
     plan = plan_tiles(function, ascend_model(target))
     return loop_kernel(function, function.block(label), target, plan, copies, modulo=modulo)

@@ -11,12 +11,12 @@ import argparse
 import json
 import sys
 
-from ..errors import SchedccError, attach_source
-from ..fileio import read_input
-from ..frontends import LANGS
-from ..grading import BlockCheck, CheckResult, check_reordering, parse_program
-from ..sched.priority import PRIORITIES
-from ..viz.pipeline_diagram import diagram_for, format_diagram
+from schedcc.errors import SchedccError, attach_source
+from schedcc.fileio import read_input
+from schedcc.frontends import LANGS
+from schedcc.teaching.grading import BlockCheck, CheckResult, check_reordering, parse_program
+from schedcc.sched.priority import PRIORITIES
+from schedcc.viz.pipeline_diagram import diagram_for, format_diagram
 
 HELP = "check a hand-scheduled program against the original (legal? how many cycles?)"
 DESCRIPTION = """\
@@ -88,7 +88,7 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         where = f"{first.loc}: " if first.loc else ""
         lines.append(f"  {where}first violation: {first.message}")
         if first.needed_loc is not None:
-            lines.append(f"    {b.dag.nodes[first.needed].get('instr')} is at {first.needed_loc}; "
+            lines.append(f"    {b.dag.ops[first.needed].payload} is at {first.needed_loc}; "
                          f"it must come first")
         for v in b.violations[1:]:
             lines.append(f"  {f'{v.loc}: ' if v.loc else ''}also: {v.message}")
@@ -107,7 +107,7 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
     verdict.append("optimal: it reaches the lower bound" if gap == 0 else f"{_plural(gap, 'cycle')} above the lower bound")
     lines.append("  " + "; ".join(verdict))
     for orig, why in sorted(b.stalls.items(), key=lambda kv: b.issue[kv[0]]):
-        lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.nodes[orig]['instr']} {why}")
+        lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.ops[orig].payload} {why}")
     if show_pipeline:
         t = result.target
         mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
@@ -120,8 +120,8 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
 
 
 def list_schedule_of(b: BlockCheck, result: CheckResult):
-    from ..sched import list_schedule
-    return list_schedule(b.dag, result.target, priority=result.priority)
+    from schedcc.sched import list_schedule
+    return list_schedule(b.dag, priority=result.priority)
 
 
 def format_check(result: CheckResult, show_pipeline: bool = False) -> str:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .train import add_training_arguments, load_graph, policy_options, write_pictures
+from schedcc.commands.train import add_training_arguments, load_graph, policy_options, write_pictures
 
 HELP = "compare the scheduling policies of a training step in one table"
 DESCRIPTION = """\
@@ -45,9 +45,9 @@ def format_table(results, name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import SchedccError
-    from ..training.api import schedule
-    from ..training.policies import POLICIES
+    from schedcc.errors import SchedccError
+    from schedcc.training.api import schedule
+    from schedcc.training.policies import POLICIES
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     for p in policies:
         if p not in POLICIES:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..dag import build_dag
-from ..deps_answer import all_dependences, check_answer
-from ..emit.explain import lecture_weights
-from ..errors import SchedccError
-from ..fileio import read_input
-from ..frontends import LANGS
-from ..grading import parse_program
-from ..target import check_opcodes, load_target
+from schedcc.dag import build_dag
+from schedcc.teaching.deps_answer import all_dependences, check_answer
+from schedcc.emit.explain import lecture_weights
+from schedcc.errors import SchedccError
+from schedcc.fileio import read_input
+from schedcc.frontends import LANGS
+from schedcc.teaching.grading import parse_program
+from schedcc.target import check_opcodes, load_target
 
 HELP = "list every dependence of a block (RAW/WAR/WAW/memory) and the node weights, or check your list"
 DESCRIPTION = """\
@@ -78,14 +78,14 @@ def run(args: argparse.Namespace) -> int:
         if not deps:
             print("  none")
         for d in deps:
-            lat = {"RAW": dag.nodes[d.src]["latency"], "WAR": target.war_latency,
+            lat = {"RAW": dag.ops[d.src].latency, "WAR": target.war_latency,
                    "WAW": target.waw_latency}.get(d.kind)
             if lat is None:
-                lat = dag.edges[d.src, d.dst]["latency"]
+                lat = dag.dep(d.src, d.dst).latency
             print(f"  {d} (+{lat})")
         weights = lecture_weights(dag)
         print("node weights (longest path of edge latencies to the end; the DAG keeps the largest latency "
               "per pair):")
-        print("  " + ", ".join(f"#{n} {weights[n]}" for n in dag.nodes))
+        print("  " + ", ".join(f"#{n} {weights[n]}" for n in range(len(dag))))
     sys.stdout.flush()
     return 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..fileio import write_output
-from ..ir import print_program
+from schedcc.fileio import write_output
+from schedcc.ir import print_program
 
 HELP = "generate the IR of a training step (transformer, with dp/tp/pp)"
 DESCRIPTION = """\
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..training.generator import TransformerConfig, generate_program
+    from schedcc.training.generator import TransformerConfig, generate_program
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
                             heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..errors import SchedccError
+from schedcc.errors import SchedccError
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, auto, or --import)"
 DESCRIPTION = """\
@@ -27,7 +27,7 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..training.pipeline import SCHEDULES
+    from schedcc.training.pipeline import SCHEDULES
     parser.add_argument("--schedule", default="1f1b", choices=SCHEDULES + ("auto",),
                         help="the schedule to build (default 1f1b)")
     parser.add_argument("--import", dest="import_file", metavar="FILE",
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _size(text: str) -> float:
-    from ..frontends.ir_text import UNIT_SCALE
+    from schedcc.frontends.ir_text import UNIT_SCALE
     import re
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", text)
     if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
@@ -65,12 +65,12 @@ def _size(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..fileio import read_input
-    from ..target import load_target
-    from ..training.costs import apply_overrides, cluster_of, parse_overrides
-    from ..training.pipeline import PipelineResult, evaluate_named
-    from ..training.pipeline_graph import StageCosts, evaluate
-    from ..training.pipeline_import import costs_from_target, parse_schedule_text, parse_unit_costs
+    from schedcc.fileio import read_input
+    from schedcc.target import load_target
+    from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
+    from schedcc.training.pipeline import PipelineResult, evaluate_named
+    from schedcc.training.pipeline_graph import StageCosts, evaluate
+    from schedcc.training.pipeline_import import costs_from_target, parse_schedule_text, parse_unit_costs
 
     lists = None
     name = args.schedule
@@ -124,11 +124,11 @@ def run(args: argparse.Namespace) -> int:
             raise
     notes = []
     if args.trace:
-        from ..training.trace import write_pipeline_trace
+        from schedcc.viz.training import write_pipeline_trace
         write_pipeline_trace(args.trace, res, inputs)
         notes.append(f"wrote {args.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     if args.timeline:
-        from ..training.trace import write_pipeline_timeline
+        from schedcc.viz.training import write_pipeline_timeline
         notes.append(write_pipeline_timeline(args.timeline, res, inputs) or f"wrote {args.timeline}")
     data = res.to_json()
     if act_bytes:

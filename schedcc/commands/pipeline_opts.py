@@ -8,14 +8,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..emit.json_out import dumps
-from ..emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
-from ..errors import SchedccError
-from ..fileio import write_output
-from ..frontends import detect_lang
-from ..ir import print_program
-from ..pipeliner import pipeline_program
-from ..sched.modulo import ALGORITHMS
+from schedcc.emit.json_out import dumps
+from schedcc.emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
+from schedcc.errors import SchedccError
+from schedcc.fileio import write_output
+from schedcc.frontends import detect_lang
+from schedcc.ir import print_program
+from schedcc.swp.pipeliner import pipeline_program
+from schedcc.sched.modulo import ALGORITHMS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def run_pipeline(args: argparse.Namespace, program, list_doc=None) -> int:
                                       "drop -o to see the report"])
         write_output(args.output, print_program(result.transformed), inputs)
     if args.emit_kernel:
-        from ..viz.kernel import write_kernel_picture
+        from schedcc.viz.kernel import write_kernel_picture
         note = write_kernel_picture(args.emit_kernel, result.loops, result.target, inputs)
         if note:
             notes.append(note)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..driver import schedule_program
-from ..fileio import read_input, write_output
-from ..frontends import LANGS
-from ..grading import parse_program
-from ..sched.priority import PRIORITIES
+from schedcc.driver import schedule_program
+from schedcc.fileio import read_input, write_output
+from schedcc.frontends import LANGS
+from schedcc.teaching.grading import parse_program
+from schedcc.sched.priority import PRIORITIES
 
 HELP = "write a self-contained HTML report (DAG, schedule, pipeline, walkthrough)"
 DESCRIPTION = """\
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report.html import report_html  # Graphviz is needed only here
+    from schedcc.report.html import report_html  # Graphviz is needed only here
 
     text, name = read_input(args.file)
     args._source_text = text

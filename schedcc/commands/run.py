@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import SchedccError
-from ..fileio import read_input
-from ..frontends.ir_text import parse, parse_number
-from ..interp import format_result, run_program
+from schedcc.errors import SchedccError
+from schedcc.fileio import read_input
+from schedcc.frontends.ir_text import parse, parse_number
+from schedcc.sim.interp import format_result, run_program
 
 HELP = "run a program with the IR interpreter and print its result"
 DESCRIPTION = """\

@@ -5,21 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..driver import schedule_program
-from ..emit.json_out import dumps, program_json
-from ..emit.explain import format_walkthrough
-from ..emit.text import format_program
-from ..fileio import check_distinct_outputs, read_input, write_output
-from ..frontends import LANGS, parse_source
-from ..sched.priority import PRIORITIES, PRIORITY_HELP
-from ..viz.dag_dot import results_to_dot, write_dag_picture
-from ..viz.pipeline_diagram import format_block_diagrams
-from ..viz.pipeline_svg import write_pipeline_picture
-from ..ascend.model import is_ascend
-from ..overrides import apply_overrides
-from ..target import load_target
-from . import _ascend
-from . import pipeline_opts
+from schedcc.driver import schedule_program
+from schedcc.emit.json_out import dumps, program_json
+from schedcc.emit.explain import format_walkthrough
+from schedcc.emit.text import format_program
+from schedcc.fileio import check_distinct_outputs, read_input, write_output
+from schedcc.frontends import LANGS, parse_source
+from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
+from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
+from schedcc.viz.pipeline_diagram import format_block_diagrams
+from schedcc.viz.pipeline_svg import write_pipeline_picture
+from schedcc.ascend.model import is_ascend
+from schedcc.target.overrides import apply_overrides
+from schedcc.target import load_target
+from schedcc.commands import _ascend
+from schedcc.commands import pipeline_opts
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .train import is_cluster_target, run_from_default
+    from schedcc.commands.train import is_cluster_target, run_from_default
     if is_cluster_target(args.target):  # a training step: see 'schedcc train' and docs/training.md
         return run_from_default(args)
     check_distinct_outputs({opt: getattr(args, attr, None) for opt, attr in (

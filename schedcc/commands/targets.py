@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..target import list_targets, load_target
+from schedcc.target import list_targets, load_target
 
 HELP = "list the machine models (--show NAME for one in detail)"
 DESCRIPTION = "List the machine models in targets/ with a one-line description."
@@ -31,14 +31,11 @@ def run(args: argparse.Namespace) -> int:
             extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""
             per = "".join(f" + {a}/{r:g}" for a, r in c.latency_per)
-            if c.cost is not None:
-                args = ", ".join(f"{k}={v}" for k, v in c.params)
-                print(f"  class {c.name}: cost {c.cost}({args}){extra}; on {'/'.join(c.units)}")
-            else:
-                print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}; on {'/'.join(c.units)}")
+            params = f" ({', '.join(f'{k}={v}' for k, v in c.params)})" if c.params else ""
+            print(f"  class {c.name}: latency {c.latency}{per}{occ}{extra}{params}; on {'/'.join(c.units)}")
             print(f"    opcodes: {', '.join(c.opcodes)}")
         if isinstance(t.raw.get("ascend"), dict):
-            from ..ascend.model import ascend_model
+            from schedcc.ascend.model import ascend_model
             m = ascend_model(t)
             print(f"  Ascend: clock {m.clock_ghz:g} GHz; event IDs 0-{m.event_ids - 1} per pipe pair; "
                   f"{len(m.events)} pipe pairs with a HardEvent")

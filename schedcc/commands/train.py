@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from ..errors import SchedccError
+from schedcc.errors import SchedccError
 
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
 DESCRIPTION = """\
@@ -29,7 +29,7 @@ examples:
 
 def add_training_arguments(parser: argparse.ArgumentParser, policy: bool = True) -> None:
     """Options for training steps; the default command adds them too."""
-    from ..training.policies import POLICIES, POLICY_HELP
+    from schedcc.training.policies import POLICIES, POLICY_HELP
     grp = parser.add_argument_group("training graphs (with a cluster --target, see docs/training.md)")
     if policy:
         grp.add_argument("--policy", default="priority", choices=list(POLICIES),
@@ -74,18 +74,18 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
 
 
 def load_graph(args: argparse.Namespace):
-    from ..fileio import read_input
-    from ..frontends.ir_text import parse
-    from ..training.costs import apply_overrides, parse_overrides
-    from ..training.graph import build_training_graph
-    from ..target import load_target
+    from schedcc.fileio import read_input
+    from schedcc.frontends.ir_text import parse
+    from schedcc.training.costs import apply_overrides, parse_overrides
+    from schedcc.training.graph import build_training_graph
+    from schedcc.target import load_target
     text, name = read_input(args.file)
     args._source_text = text
     program = parse(text, name)
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
     if args.iterations < 1:
         raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
-    from ..training.graph import refine_location
+    from schedcc.training.graph import refine_location
     try:
         return build_training_graph(program, target, parse_groups(args.group_sizes)), name
     except SchedccError as err:
@@ -93,7 +93,7 @@ def load_graph(args: argparse.Namespace):
 
 
 def write_pictures(args: argparse.Namespace, result, title: str) -> list[str]:
-    from ..training.trace import write_step_timeline, write_step_trace
+    from schedcc.viz.training import write_step_timeline, write_step_trace
     notes = []
     inputs = (args.file,)
     if args.trace:
@@ -130,7 +130,7 @@ def format_result(result, name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..training.api import schedule
+    from schedcc.training.api import schedule
     tg, name = load_graph(args)
     result = schedule(tg, tg.target, args.policy, args.iterations, **policy_options(args, args.policy))
     notes = write_pictures(args, result, f"{name}: {args.policy} on {tg.target.name}")
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
 def is_cluster_target(spec: str) -> bool:
     """Whether the default command's --target names a cluster model (then this command runs)."""
-    from ..target import load_target
+    from schedcc.target import load_target
     try:
         return "cluster" in load_target(spec).raw
     except SchedccError:

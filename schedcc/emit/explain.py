@@ -21,11 +21,8 @@ O(n + e + steps). Example: ``schedcc examples/lecture.ir --target mips4 --explai
 
 from __future__ import annotations
 
-from typing import Hashable
-
-import networkx as nx
-
-from ..sched.priority import PRIORITY_HELP
+from schedcc.problem import SchedGraph
+from schedcc.sched.priority import PRIORITY_HELP
 
 # Long lists make the walkthrough quadratic in the block size and unreadable:
 # show this many entries of a ready or waiting list, and of a longest path.
@@ -33,23 +30,22 @@ LIST_SHOWN = 12
 PATH_SHOWN = 8
 
 
-def lecture_weights(dag: nx.DiGraph) -> dict[Hashable, int]:
+def lecture_weights(graph: SchedGraph) -> dict[int, int]:
     """The lecture's node weights: longest edge-latency path to a node without
     successors (which weighs 0). O(n + e)."""
-    weight: dict[Hashable, int] = {}
-    for n in reversed(list(nx.topological_sort(dag))):
-        weight[n] = max((d["latency"] + weight[s] for s, d in dag.succ[n].items()), default=0)
+    weight: dict[int, int] = {}
+    for n in reversed(graph.topological_order):
+        weight[n] = max((d.latency + weight[d.dst] for d in graph.succ[n]), default=0)
     return weight
 
 
-def longest_path(dag: nx.DiGraph, n: Hashable, weight: dict[Hashable, int],
-                 limit: int | None = None) -> list[Hashable]:
+def longest_path(graph: SchedGraph, n: int, weight: dict[int, int], limit: int | None = None) -> list[int]:
     """One path from *n* that realises its weight (the heaviest successor, then the
     smallest name, on a tie); at most *limit* nodes."""
     path = [n]
     while limit is None or len(path) < limit:
-        nxt = [s for s, d in dag.succ[n].items() if d["latency"] + weight[s] == weight[n]]
-        if not nxt or not dag.succ[n]:
+        nxt = [d.dst for d in graph.succ[n] if d.latency + weight[d.dst] == weight[n]]
+        if not nxt:
             return path
         n = min(nxt, key=lambda s: (-weight[s], str(s)))
         path.append(n)
@@ -72,15 +68,12 @@ def _indent(lines: list[str], by: str = "     ") -> list[str]:
 def format_walkthrough(res, target, pipeline: bool = True) -> str:
     """The walkthrough of one :class:`schedcc.driver.BlockResult` (scheduled with
     ``explain=True``); *pipeline* adds step 5, the pipeline diagram."""
-    from ..emit.text import summary_line  # the same summary as the schedule table
-    from ..viz.pipeline_diagram import format_block_diagrams
+    from schedcc.emit.text import summary_line  # the same summary as the schedule table
+    from schedcc.viz.pipeline_diagram import format_block_diagrams
 
     s, dag = res.schedule, res.dag
-    nodes = dag.nodes
-
-    def text(n: Hashable) -> str:
-        instr = nodes[n].get("instr")
-        return str(instr) if instr is not None else str(nodes[n].get("label", n))
+    text = dag.label
+    nodes = range(len(dag))
 
     out = [f"How {res.function.name} / {res.block.label} is list-scheduled on {target.name} "
            f"(the lecture's algorithm)", ""]
@@ -88,10 +81,10 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     # 1. The weighted DAG.
     out.append("1. The dependence DAG. An edge A -> B +k: B may issue k cycles after A at the")
     out.append("   earliest (RAW: A's result latency; WAR/WAW: the target's ordering latency).")
-    label_w = max((len(f"#{n} {text(n)}") for n in dag.nodes), default=0)
-    for n in dag.nodes:
-        succ = sorted(dag.succ[n].items(), key=lambda kv: str(kv[0]))
-        edges = ", ".join(f"#{v} (+{d['latency']} {_why(dag, n, v)})" for v, d in succ)
+    label_w = max((len(f"#{n} {text(n)}") for n in nodes), default=0)
+    for n in nodes:
+        succ = sorted(dag.succ[n], key=lambda d: str(d.dst))
+        edges = ", ".join(f"#{d.dst} (+{d.latency} {_why(d)})" for d in succ)
         out.append(f"     {f'#{n} {text(n)}'.ljust(label_w)}  " + (f"-> {edges}" if edges else "(no successor)"))
     out.append("")
 
@@ -106,16 +99,15 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     else:
         out.append(f"   This run uses --priority {name}: {PRIORITY_HELP.get(name, name)}.")
     rows = []
-    position = {n: i for i, n in enumerate(dag.nodes)}
-    for n in sorted(dag.nodes, key=lambda n: (-s.priority[n], position[n])):
+    for n in sorted(nodes, key=lambda n: (-s.priority[n], n)):
         path = longest_path(dag, n, weight, PATH_SHOWN + 1)
-        steps = "".join(f" +{dag.edges[a, b]['latency']} #{b}" for a, b in zip(path, path[1:PATH_SHOWN]))
-        end = (f" (+{nodes[path[-1]].get('latency', 1)})" if len(path) <= PATH_SHOWN
+        steps = "".join(f" +{dag.dep(a, b).latency} #{b}" for a, b in zip(path, path[1:PATH_SHOWN]))
+        end = (f" (+{dag.ops[path[-1]].latency})" if len(path) <= PATH_SHOWN
                else " ... (longer)")
         rows.append([f"#{n}", text(n), str(weight[n]), f"{s.priority[n]:g}", f"#{n}{steps}{end}"])
     out += _indent(_table(rows, ["node", "instruction", "weight", "priority", "longest path (+ last latency)"],
                           frozenset({2, 3})))
-    offsets = {s.priority[n] - weight[n] for n in dag.nodes}
+    offsets = {s.priority[n] - weight[n] for n in nodes}
     if name == "critical-path" and len(offsets) == 1:
         out.append(f"     every priority is the lecture's weight + {offsets.pop():g}: the same choices")
     out.append("")
@@ -170,10 +162,9 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _why(dag: nx.DiGraph, u: Hashable, v: Hashable) -> str:
-    d = dag.edges[u, v]
-    kind = d["kind"] if d["kind"] != "MEM" else f"{d.get('mem', 'MEM')} through memory"
-    return f"{kind} {d['reason']}"
+def _why(d) -> str:
+    kind = d.kind if d.kind != "MEM" else f"{d.detail or 'MEM'} through memory"
+    return f"{kind} {d.reason}"
 
 
 def _waiting(waiting: list) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import __version__
-from ..driver import BlockResult, ProgramResult
+from schedcc import __version__
+from schedcc.driver import BlockResult, ProgramResult
 
 SCHEMA_VERSION = 1
 
@@ -14,16 +14,16 @@ SCHEMA_VERSION = 1
 def block_json(res: BlockResult) -> dict[str, Any]:
     dag, s = res.dag, res.schedule
     instructions = []
-    for n, d in dag.nodes(data=True):
-        instr = d["instr"]
+    for n, op in enumerate(dag.ops):
+        instr = op.payload
         instructions.append({
-            "id": n, "text": str(instr), "opcode": instr.opcode, "class": d.get("opclass"),
-            "units": list(d.get("units", ())), "unit": s.unit[n], "latency": d["latency"],
-            "occupancy": d.get("occupancy", 1), "line": instr.loc.line if instr.loc else None,
+            "id": n, "text": str(instr), "opcode": instr.opcode, "class": op.kind,
+            "units": list(op.units), "unit": s.unit[n], "latency": op.latency,
+            "occupancy": op.occupancy, "line": instr.loc.line if instr.loc else None,
         })
-    edges = [{"src": u, "dst": v, "kind": d["kind"], "latency": d["latency"], "reason": d["reason"],
-              **({"mem": d["mem"]} if "mem" in d else {})}
-             for u, v, d in sorted(dag.edges(data=True), key=lambda e: (e[0], e[1]))]
+    edges = [{"src": d.src, "dst": d.dst, "kind": d.kind, "latency": d.latency, "reason": d.reason,
+              **({"mem": d.detail} if d.kind == "MEM" else {})}
+             for d in sorted(dag.deps, key=lambda d: (d.src, d.dst))]
     return {
         "function": res.function.name,
         "block": res.block.label,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir import print_block
-from ..pipeliner import LoopResult, PipelineResult
-from ..sched.modulo import ALGORITHMS
+from schedcc.ir import print_block
+from schedcc.swp.pipeliner import LoopResult, PipelineResult
+from schedcc.sched.modulo import ALGORITHMS
 
 
 def _instr(res: LoopResult, n) -> str:
-    return str(res.dag.nodes[n]["instr"])
+    return str(res.dag.ops[n].payload)
 
 
 def recurrence_text(res: LoopResult) -> str:
@@ -40,20 +40,20 @@ def kernel_table(res: LoopResult, target) -> list[str]:
     """The modulo reservation table: rows = cycle mod II, columns = the units the loop uses."""
     s = res.schedule
     used_groups = []
-    for n in res.dag.nodes:
+    for n in range(len(res.dag)):
         for g, members in target.groups.items():
             if s.unit[n] in members and g not in used_groups:
                 used_groups.append(g)
     columns = [u for g in target.groups if g in used_groups for u in target.groups[g]]
-    for n in res.dag.nodes:  # units outside the target's groups (graphs from elsewhere)
+    for n in range(len(res.dag)):  # units outside the target's groups (graphs from elsewhere)
         if s.unit[n] not in columns:
             columns.append(s.unit[n])
     cells = {(r, u): "" for r in range(s.ii) for u in columns}
-    for n in sorted(res.dag.nodes, key=lambda n: s.cycle[n]):
+    for n in sorted(range(len(res.dag)), key=lambda n: s.cycle[n]):
         key = (s.row(n), s.unit[n])
         text = f"#{n} {_instr(res, n)} [s{s.stage(n)}]"
         cells[key] = (cells[key] + "; " if cells[key] else "") + text
-        occ = res.dag.nodes[n].get("occupancy", 1)
+        occ = res.dag.ops[n].occupancy
         for k in range(1, min(occ, s.ii)):
             r = (s.cycle[n] + k) % s.ii
             cells[(r, s.unit[n])] = cells[(r, s.unit[n])] or f"(#{n} busy)"
@@ -146,10 +146,10 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
                           "evictions": a.evictions} for a in s.attempts],
             "kernel": [{"id": n, "text": _instr(res, n), "cycle": s.cycle[n], "stage": s.stage(n),
                         "row": s.row(n), "unit": s.unit[n]}
-                       for n in sorted(res.dag.nodes, key=lambda n: (s.cycle[n], n))],
-            "edges": [{"src": u, "dst": v, "kind": d["kind"], "latency": d["latency"],
-                       "distance": d["distance"], "reason": d["reason"], **({"mem": d["mem"]} if "mem" in d else {})}
-                      for u, v, d in sorted(res.dag.edges(data=True), key=lambda e: (e[0], e[1]))],
+                       for n in sorted(range(len(res.dag)), key=lambda n: (s.cycle[n], n))],
+            "edges": [{"src": d.src, "dst": d.dst, "kind": d.kind, "latency": d.latency,
+                       "distance": d.distance, "reason": d.reason, **({"mem": d.detail} if d.detail else {})}
+                      for d in sorted(res.dag.deps, key=lambda d: (d.src, d.dst))],
             "code": [{"label": b.label, "instructions": [str(i) for i in b.instrs]} for b in res.blocks],
         })
         out.append(entry)

@@ -4,8 +4,8 @@ The ``--explain`` walkthrough is in :mod:`schedcc.emit.explain`."""
 
 from __future__ import annotations
 
-from ..dag import edge_text
-from ..driver import BlockResult, ProgramResult
+from schedcc.dag import edge_text
+from schedcc.driver import BlockResult, ProgramResult
 
 
 def _table(rows: list[list[str]], header: list[str], right: set[int] = frozenset()) -> list[str]:
@@ -25,7 +25,7 @@ def stall_reason(res: BlockResult, node: int, previous_cycle: int | None) -> str
     if gap <= 0:
         return ""
     dag = res.dag
-    waits = [(s.cycle[p] + d["latency"], p) for p, d in dag.pred[node].items()]
+    waits = [(s.cycle[d.src] + d.latency, d.src) for d in dag.pred[node]]
     binding = [p for t, p in waits if t == c]
     cycles = "cycle" if gap == 1 else "cycles"
     if binding:
@@ -44,7 +44,7 @@ def format_block(res: BlockResult, target_name: str) -> str:
     rows = []
     prev = None
     for node in s.order:
-        instr = res.dag.nodes[node]["instr"]
+        instr = res.dag.ops[node].payload
         rows.append([str(s.cycle[node]), s.unit[node], f"#{node}", str(instr), stall_reason(res, node, prev)])
         prev = s.cycle[node]
     lines = [block_header(res, target_name)]

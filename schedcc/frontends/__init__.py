@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from ..errors import SchedccError
-from ..ir import Program, print_program
-from .source import Source
+from schedcc.errors import SchedccError
+from schedcc.ir import Program, print_program
+from schedcc.frontends.source import Source
 
 LANGS = ("ir", "ll", "asm")
 EXTENSIONS = {".ir": "ir", ".ll": "ll", ".s": "asm"}
@@ -43,12 +43,12 @@ def parse_source(text: str, name: str = "<input>", lang: str | None = None) -> S
     """Parse *text* (from file *name*) with the front end for *lang* or *name*'s extension."""
     lang = detect_lang(name, lang)
     if lang == "ll":
-        from .llvm_ir import parse_llvm
+        from schedcc.frontends.llvm_ir import parse_llvm
         return parse_llvm(text, name)
     if lang == "asm":
-        from .loongarch_asm import parse_asm
+        from schedcc.frontends.loongarch_asm import parse_asm
         return parse_asm(text, name)
-    from .ir_text import parse
+    from schedcc.frontends.ir_text import parse
     program = parse(text, name)
     return Source(program, "ir", text, print_program)
 

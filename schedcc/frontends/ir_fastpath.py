@@ -17,7 +17,7 @@ import re
 
 from lark import Token
 
-from ..ir import INFIX_OPCODES, Affine, Const, Mem
+from schedcc.ir import INFIX_OPCODES, Affine, Const, Mem
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
 _REG = rf"(?:{_NAME}|[$%][A-Za-z0-9_][A-Za-z0-9_.]*)"
@@ -45,7 +45,7 @@ def _token(text: str, line: int, col: int) -> Token:
 def _value(m: re.Match, group: str, line: int):
     text = m.group(group)
     if _NUM_RE.fullmatch(text):
-        from .ir_text import parse_number
+        from schedcc.frontends.ir_text import parse_number
         return Const(parse_number(text), text)
     if text in _KEYWORDS:
         raise ValueError
@@ -53,7 +53,7 @@ def _value(m: re.Match, group: str, line: int):
 
 
 def _mem(m: re.Match, line: int):
-    from .ir_structure import _MemRef
+    from schedcc.frontends.ir_structure import _MemRef
     arr, idx = m.group("arr"), m.group("idx").strip()
     parts = _INDEX_PARTS.fullmatch(idx)
     if parts is None:
@@ -75,7 +75,7 @@ def _mem(m: re.Match, line: int):
 
 def fast_statement(text: str, line: int):
     """The statement for one line of IR, or None when Lark must parse it."""
-    from .ir_structure import _Stmt
+    from schedcc.frontends.ir_structure import _Stmt
     try:
         m = _BINARY.match(text)
         if m is not None:

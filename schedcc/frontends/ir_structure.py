@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from lark import Token
 
-from ..errors import SchedccError
-from ..ir import Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg
 
 
 class _MemRef(NamedTuple):

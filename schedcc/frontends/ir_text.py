@@ -21,12 +21,12 @@ import functools
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import SchedccError, attach_source
-from ..ir import INFIX_OPCODES, Affine, Attr, Const, Loc, Mem, Program, Sym
-from .._perf import paused_gc
-from ..resources import grammar_path
-from .ir_fastpath import fast_statement
-from .ir_structure import _Builder, _MemRef, _Stmt, _tok_loc
+from schedcc.errors import SchedccError, attach_source
+from schedcc.ir import INFIX_OPCODES, Affine, Attr, Const, Loc, Mem, Program, Sym
+from schedcc._perf import paused_gc
+from schedcc.resources import grammar_path
+from schedcc.frontends.ir_fastpath import fast_statement
+from schedcc.frontends.ir_structure import _Builder, _MemRef, _Stmt, _tok_loc
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
-from ..errors import SchedccError, attach_source
-from ..ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
-from ..resources import grammar_path
-from .ir_text import syntax_error
-from .llvm_tree import LInstr, ToValues, Val
-from .llvm_types import Layout, LType
-from .source import Source, block_moves, one_instruction_per_line, refill_lines
+from schedcc.errors import SchedccError, attach_source
+from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
+from schedcc.resources import grammar_path
+from schedcc.frontends.ir_text import syntax_error
+from schedcc.frontends.llvm_tree import LInstr, ToValues, Val
+from schedcc.frontends.llvm_types import Layout, LType
+from schedcc.frontends.source import Source, block_moves, one_instruction_per_line, refill_lines
 
 # LLVM opcode -> schedcc opcode.
 OPCODES: dict[str, str] = {

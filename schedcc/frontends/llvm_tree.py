@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from lark import Token, Transformer
 
-from .llvm_types import _FLOAT_BITS, LType
+from schedcc.frontends.llvm_types import _FLOAT_BITS, LType
 
 
 @dataclass(frozen=True)

@@ -39,11 +39,11 @@ from typing import Callable
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput, VisitError
 
-from ..errors import SchedccError, attach_source
-from ..ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
-from ..resources import grammar_path
-from .ir_text import syntax_error
-from .source import Source, block_moves, refill_lines
+from schedcc.errors import SchedccError, attach_source
+from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
+from schedcc.resources import grammar_path
+from schedcc.frontends.ir_text import syntax_error
+from schedcc.frontends.source import Source, block_moves, refill_lines
 
 
 def _abi_names() -> dict[str, str]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..errors import SchedccError
-from ..ir import Block, Instr, Loc, Program
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Instr, Loc, Program
 
 
 @dataclass

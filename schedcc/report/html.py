@@ -23,12 +23,12 @@ import datetime
 import html
 import re
 
-from .. import __version__
-from ..emit.explain import format_walkthrough
-from ..emit.text import stall_reason, summary_line
-from ..viz.dag_dot import dag_to_dot, dot_available
-from ..viz.pipeline_svg import pipeline_svg
-from .kernel import kernel_pictures
+from schedcc import __version__
+from schedcc.emit.explain import format_walkthrough
+from schedcc.emit.text import stall_reason, summary_line
+from schedcc.viz.dag_dot import dag_to_dot, dot_available
+from schedcc.viz.pipeline_svg import pipeline_svg
+from schedcc.report.kernel import kernel_pictures
 
 # Graphviz lays out a few hundred nodes in about a second; beyond that the picture
 # is slow to make and unreadable, so the page says how to get it instead.
@@ -95,7 +95,7 @@ def _inline_svg(svg: str) -> str:
 def dag_picture(res, prefix: str) -> str:
     """The block's DAG as inline SVG, or the DOT text with a note when Graphviz is missing."""
     title = f"{res.function.name} / {res.block.label}: dependence DAG (red: critical path)"
-    n = res.dag.number_of_nodes()
+    n = len(res.dag)
     if n > DAG_PICTURE_LIMIT:
         return (f'<p class="note">The block has {n} instructions, too many for a readable picture '
                 f'(the limit is {DAG_PICTURE_LIMIT}); <code>schedcc FILE --target T --emit-dag dag.svg</code> '
@@ -120,7 +120,7 @@ def schedule_table(res) -> str:
     for n in s.order:
         why = stall_reason(res, n, prev)
         rows.append(f'<tr><td class="num">{s.cycle[n]}</td><td>{_esc(s.unit[n])}</td><td>#{_esc(n)}</td>'
-                    f'<td class="code">{_esc(res.dag.nodes[n]["instr"])}</td><td class="stall">{_esc(why)}</td></tr>')
+                    f'<td class="code">{_esc(res.dag.ops[n].payload)}</td><td class="stall">{_esc(why)}</td></tr>')
         prev = s.cycle[n]
     return ('<table class="sched"><thead><tr><th>cycle</th><th>unit</th><th>#</th><th>instruction</th>'
             '<th>stall</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
@@ -131,7 +131,7 @@ def original_table(res) -> str:
     rows = []
     for n in o.order:
         rows.append(f'<tr><td class="num">{o.cycle[n]}</td><td>#{_esc(n)}</td>'
-                    f'<td class="code">{_esc(res.dag.nodes[n]["instr"])}</td>'
+                    f'<td class="code">{_esc(res.dag.ops[n].payload)}</td>'
                     f'<td class="stall">{_esc(o.stall.get(n, ""))}</td></tr>')
     return ('<table class="sched"><thead><tr><th>cycle</th><th>#</th><th>instruction</th><th>stall</th>'
             '</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")

@@ -1,5 +1,5 @@
 """The loop-kernel section of the report: each loop software-pipelined by the
-modulo scheduler (:mod:`schedcc.pipeliner`), drawn as the lecture draws it
+modulo scheduler (:mod:`schedcc.swp.pipeliner`), drawn as the lecture draws it
 (iterations over time, not pipelined against pipelined; :mod:`schedcc.viz.kernel`).
 """
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..pipeliner import pipeline_program
-from ..viz.kernel import kernel_bars
-from ..viz.timeline import timeline_svg
+from schedcc.swp.pipeliner import pipeline_program
+from schedcc.viz.kernel import kernel_bars
+from schedcc.viz.timeline import timeline_svg
 
 
 @dataclass

@@ -1,13 +1,19 @@
-"""Schedulers, bounds and the verifier.
+"""Scheduling strategies: they read a :class:`~schedcc.problem.SchedGraph` and return a schedule.
 
-``list_scheduler`` orders a basic block; ``bounds`` gives lower bounds;
-``verify`` checks any schedule independently of how it was made.
+* :mod:`.list_scheduler` orders a block (priorities: :mod:`.priority`);
+* :mod:`.modulo` software-pipelines a loop body (:mod:`.ims`, :mod:`.swing`;
+  bounds on II: :mod:`.mii`; register pressure and stage scheduling: :mod:`.lifetimes`);
+* :mod:`.bounds` gives lower bounds on a block's makespan;
+* :mod:`.solve` runs schedule -> verify -> refine for every domain.
+
+The verifiers that check any schedule, however it was made, are apart in
+:mod:`schedcc.verifier`.
 """
 
-from .schedule import Schedule
-from .list_scheduler import list_schedule, PRIORITIES
-from .bounds import lower_bound, Bound
-from .verify import verify, VerificationError
+from schedcc.sched.bounds import Bound, lower_bound
+from schedcc.sched.list_scheduler import PRIORITIES, list_schedule
+from schedcc.sched.schedule import Schedule
+from schedcc.sched.solve import ListStrategy, ModuloStrategy, Solved, solve
 
-__all__ = ["Schedule", "list_schedule", "PRIORITIES", "lower_bound", "Bound", "verify",
-           "VerificationError"]
+__all__ = ["Schedule", "list_schedule", "PRIORITIES", "lower_bound", "Bound", "solve", "Solved",
+           "ListStrategy", "ModuloStrategy"]

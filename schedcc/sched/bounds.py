@@ -8,10 +8,9 @@
 
 O(n + e). Example::
 
-    >>> import networkx as nx
-    >>> from schedcc.target import load_target
-    >>> g = nx.DiGraph(); g.add_node(0, latency=3); g.add_node(1, latency=3)
-    >>> lower_bound(g, load_target("mips4")).value
+    >>> from schedcc.problem import Machine, Op, SchedGraph
+    >>> g = SchedGraph((Op("a", ("ALU",), 3), Op("b", ("ALU",), 3)), (), Machine("mips4", 1, ("ALU",)))
+    >>> lower_bound(g).value
     4
 """
 
@@ -23,8 +22,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ..target import Target, load_target
-from .priority import critical_path
+from schedcc.problem import SchedGraph, as_graph
+from schedcc.target import Target, load_target
 
 
 @dataclass(frozen=True)
@@ -42,24 +41,26 @@ class Bound:
         return "critical path" if self.critical_path >= self.resource else self.resource_reason
 
 
-def lower_bound(dag: nx.DiGraph, target: Target | str) -> Bound:
-    tgt = load_target(target)
-    if dag.number_of_nodes() == 0:
+def lower_bound(graph: SchedGraph | nx.DiGraph, target: Target | str | None = None) -> Bound:
+    """The larger of the critical path and the resource bounds of *graph* (its own
+    machine; *target* only reads a plain ``networkx.DiGraph``)."""
+    if not isinstance(graph, SchedGraph):
+        graph = as_graph(graph, load_target(target).machine if target is not None else None)
+    machine = graph.machine
+    ops = graph.ops
+    if not ops:
         return Bound(0, 0, "empty block")
-    cp = int(max(critical_path(dag).values()))
-    nodes = dag.nodes
-    latencies = [d.get("latency", 1) for _, d in nodes(data=True)]
-    n = len(latencies)
-    best = (math.ceil(n / tgt.issue_width) - 1 + min(latencies),
-            f"issue width {tgt.issue_width}: {n} instructions")
+    cp = graph.critical_path()
+    n = len(ops)
+    best = (math.ceil(n / machine.issue_width) - 1 + min(op.latency for op in ops),
+            f"issue width {machine.issue_width}: {n} instructions")
     # Work per set of interchangeable units, and per extra resource.
     by_units: dict[tuple, list] = defaultdict(list)
     by_extra: dict[str, list] = defaultdict(list)
-    for _, d in nodes(data=True):
-        units = tuple(d.get("units") or tgt.units)
-        by_units[units].append((d.get("occupancy", 1), d.get("latency", 1)))
-        for extra, cycles in d.get("also", ()):
-            by_extra[extra].append((cycles, d.get("latency", 1)))
+    for op in ops:
+        by_units[op.units or machine.units].append((op.occupancy, op.latency))
+        for extra, cycles in op.also:
+            by_extra[extra].append((cycles, op.latency))
     for units, items in by_units.items():
         work = sum(o for o, _ in items)
         min_lat = min(lat for _, lat in items)
@@ -68,6 +69,8 @@ def lower_bound(dag: nx.DiGraph, target: Target | str) -> Bound:
         if bound > best[0]:
             best = (bound, f"units {'/'.join(units)}: {len(items)} instructions, {work} busy cycles")
     for extra, items in by_extra.items():
+        if machine.capacity_of(extra) != 1:
+            continue  # a pool of copies: holders may overlap, no simple bound
         work = sum(c for c, _ in items)
         bound = work - max(c for c, _ in items) + min(lat for _, lat in items)
         if bound > best[0]:

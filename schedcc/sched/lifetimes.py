@@ -16,9 +16,9 @@ every value ``q`` copies (the smallest divisor of u not below its own
 
 O(n + e). Example::
 
-    >>> import networkx as nx
-    >>> g = nx.DiGraph(); g.add_node(0, latency=4); g.add_node(1, latency=1)
-    >>> g.add_edge(0, 1, kind="RAW", latency=4, distance=0)
+    >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+    >>> g = SchedGraph((Op("a", ("ALU",), 4), Op("b", ("ALU",), 1)), (Dep(0, 1, "RAW", 4),),
+    ...                Machine("toy", 1, ("ALU",)))
     >>> p = register_pressure(g, 2, {0: 0, 1: 4})
     >>> p.lifetime, p.live_per_row, p.unroll, p.copies, p.registers
     ({0: 4}, [2, 2], 2, {0: 2}, 2)
@@ -28,17 +28,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Mapping
+from typing import Mapping
 
 import networkx as nx
+
+from schedcc.problem import SchedGraph, as_graph
 
 
 @dataclass(frozen=True)
 class RegisterPressure:
-    lifetime: dict[Hashable, int]   # value (defining node) -> cycles
+    lifetime: dict[int, int]         # value (defining node) -> cycles
     live_per_row: list[int]          # values alive in each kernel row
     unroll: int                      # kernel unroll factor of modulo variable expansion
-    copies: dict[Hashable, int]      # registers per value after expansion
+    copies: dict[int, int]           # registers per value after expansion
 
     @property
     def max_live(self) -> int:
@@ -49,41 +51,46 @@ class RegisterPressure:
         return sum(self.copies.values())
 
 
-def defines_value(dag: nx.DiGraph, n: Hashable) -> bool:
-    instr = dag.nodes[n].get("instr")
-    if instr is not None:
+def defines_value(graph: SchedGraph, n: int) -> bool:
+    instr = graph.ops[n].payload
+    if instr is not None and hasattr(instr, "dest"):
         return instr.dest is not None
-    return any(d.get("kind") == "RAW" for d in dag.succ[n].values())
+    return any(d.kind == "RAW" for d in graph.succ[n])
 
 
-def value_lifetime(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], n: Hashable,
+def value_lifetime(graph: SchedGraph, ii: int, cycle: Mapping[int, int], n: int,
                    fresh_uses: frozenset = frozenset()) -> int:
     """Cycles the value defined by *n* stays alive (see the module docstring).
 
     A use along an edge in *fresh_uses* may read any later copy of the value
     (an induction variable in an address, corrected by the steps in between):
     it only needs the newest copy that is ready, which lives ``latency + II``."""
-    lat = int(dag.nodes[n].get("latency", 1))
+    ops = graph.ops
+    lat = ops[n].latency
     ends = [cycle[n] + lat]
-    for v, d in dag.succ[n].items():
-        if d.get("kind") != "RAW":
+    has_use = False
+    for d in graph.succ[n]:
+        if d.kind != "RAW":
             continue
-        if (n, v) in fresh_uses:
+        has_use = True
+        if (n, d.dst) in fresh_uses:
             ends.append(cycle[n] + max(lat, 1) + ii)
         else:
             # An operation that ends the kernel (the loop branch) comes after everything
             # else in its row, so it reads at the end of its cycle.
-            ends.append(cycle[v] + d.get("distance", 0) * ii + (1 if dag.nodes[v].get("kernel_end") else 0))
-    has_use = any(d.get("kind") == "RAW" for d in dag.succ[n].values())
+            ends.append(cycle[d.dst] + d.distance * ii + (1 if ops[d.dst].kernel_end else 0))
     end = max(ends[1:]) if has_use else ends[0]
     return max(end - cycle[n], 1)
 
 
-def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int],
+def register_pressure(graph: SchedGraph | nx.DiGraph, ii: int, cycle: Mapping[int, int],
                       fresh_uses: frozenset = frozenset()) -> RegisterPressure:
     """Lifetimes, MaxLive and the modulo-variable-expansion register count; see the module
     docstring and :func:`value_lifetime` for *fresh_uses*."""
-    lifetime = {n: value_lifetime(dag, ii, cycle, n, fresh_uses) for n in dag.nodes if defines_value(dag, n)}
+    graph = as_graph(graph)
+    cycle = graph.by_node(cycle)
+    lifetime = {n: value_lifetime(graph, ii, cycle, n, fresh_uses)
+                for n in range(len(graph)) if defines_value(graph, n)}
     rows = [0] * ii
     for n, length in lifetime.items():
         full, extra = divmod(length, ii)
@@ -95,11 +102,11 @@ def register_pressure(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int],
     unroll = max(need.values(), default=1)
     divisors = [q for q in range(1, unroll + 1) if unroll % q == 0]
     copies = {n: next(q for q in divisors if q >= k) for n, k in need.items()}
-    return RegisterPressure(lifetime, rows, unroll, copies)
+    return RegisterPressure(graph.by_key(lifetime), rows, unroll, graph.by_key(copies))
 
 
-def stage_schedule(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], rounds: int = 8
-                   ) -> tuple[dict[Hashable, int], int]:
+def stage_schedule(graph: SchedGraph, ii: int, cycle: Mapping[int, int], rounds: int = 8
+                   ) -> tuple[dict[int, int], int]:
     """Shorten lifetimes by moving operations whole stages (Eichenberger and Davidson's
     *stage scheduling*): moving an operation by a multiple of II keeps its row, hence
     every resource, so only dependences limit the move. Each operation goes to the
@@ -109,28 +116,29 @@ def stage_schedule(dag: nx.DiGraph, ii: int, cycle: Mapping[Hashable, int], roun
     Returns (new cycles, number of moves). O(rounds * (n + e) * S) for S stages.
     """
     cyc = dict(cycle)
-    values = {n for n in dag.nodes if defines_value(dag, n)}
+    values = {n for n in range(len(graph)) if defines_value(graph, n)}
     moves = 0
+    pred, succ = graph.pred, graph.succ
 
     def cost(n) -> int:
-        total = value_lifetime(dag, ii, cyc, n) if n in values else 0
-        for p, d in dag.pred[n].items():
-            if d.get("kind") == "RAW" and p in values and p != n:
-                total += value_lifetime(dag, ii, cyc, p)
+        total = value_lifetime(graph, ii, cyc, n) if n in values else 0
+        for d in pred[n]:
+            if d.kind == "RAW" and d.src in values and d.src != n:
+                total += value_lifetime(graph, ii, cyc, d.src)
         return total
 
     for _ in range(rounds):
         changed = False
-        for n in dag.nodes:
+        for n in range(len(graph)):
             lo, hi = -10**9, 10**9
             t = cyc[n]
-            for p, d in dag.pred[n].items():
-                if p != n:
-                    need = cyc[p] + d["latency"] - d.get("distance", 0) * ii - t
+            for d in pred[n]:
+                if d.src != n:
+                    need = cyc[d.src] + d.latency - d.distance * ii - t
                     lo = max(lo, -((-need) // ii))
-            for s_, d in dag.succ[n].items():
-                if s_ != n:
-                    room = cyc[s_] + d.get("distance", 0) * ii - d["latency"] - t
+            for d in succ[n]:
+                if d.dst != n:
+                    room = cyc[d.dst] + d.distance * ii - d.latency - t
                     hi = min(hi, room // ii)
             lo, hi = max(lo, -4), min(hi, 4)
             if lo > hi:

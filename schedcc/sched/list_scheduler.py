@@ -6,11 +6,12 @@ operands are ready (issue cycle of the predecessor + edge latency) form the
 an issue slot and a free unit remain; ties go to more successors, then to
 the original order, so the output is the same on every run.
 
-Resources come from the node attributes that :func:`schedcc.dag.build_dag`
-sets: ``units`` (the unit instances that can execute the node, one is
+Everything comes from the :class:`~schedcc.problem.SchedGraph`: per
+operation ``units`` (the unit instances that can execute it, one is
 chosen), ``occupancy`` (cycles that unit stays busy) and ``also`` (extra
-resources held from issue, like a divider behind an ALU port). Graphs built
-by other tools (training graphs) set the same attributes.
+resources held from issue, like a divider behind an ALU port); the issue
+width from its machine. Instruction blocks, Ascend kernels and training
+steps are all scheduled by this one function.
 
 Complexity: O((n + e) log n): each node enters and leaves two heaps once,
 and empty cycles are skipped rather than stepped through.
@@ -30,30 +31,36 @@ Example::
 from __future__ import annotations
 
 import heapq
-from typing import Hashable
+from typing import Sequence
 
 import networkx as nx
 
-from .._perf import paused_gc
-from ..errors import SchedccError
-from ..target import Target, load_target
-from .priority import PRIORITIES, PriorityFunction
-from .schedule import Schedule, Step
+from schedcc._perf import paused_gc
+from schedcc.errors import SchedccError
+from schedcc.problem import SchedGraph, as_graph
+from schedcc.sched.priority import PRIORITIES, PriorityFunction
+from schedcc.sched.schedule import Schedule, Step
+from schedcc.target import Target, load_target
 
 
-def list_schedule(dag: nx.DiGraph, target: Target | str, priority: str | PriorityFunction = "critical-path",
-                  explain: bool = False) -> Schedule:
-    """Schedule *dag* on *target* with a latency-aware list scheduler.
+def list_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | None = None,
+                  priority: str | PriorityFunction = "critical-path", explain: bool = False) -> Schedule:
+    """Schedule *graph* with a latency-aware list scheduler.
 
-    *priority* is a name from :data:`PRIORITIES` or a function from the DAG
-    to a dict of priorities (higher first). With ``explain=True`` the result
-    records each cycle's ready list and decisions in ``steps``.
+    The machine is the graph's own; *target* is needed only to read a plain
+    ``networkx.DiGraph`` (nodes with ``latency units occupancy also``, edges
+    with ``latency``). *priority* is a name from :data:`PRIORITIES` or a
+    function from the graph to one number per node (higher first). With
+    ``explain=True`` the result records each cycle's ready list and decisions
+    in ``steps``.
     """
+    if not isinstance(graph, SchedGraph):
+        graph = as_graph(graph, load_target(target).machine if target is not None else None)
     with paused_gc():
-        return _schedule(dag, load_target(target), priority, explain)
+        return _schedule(graph, priority, explain)
 
 
-def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule:
+def _schedule(graph: SchedGraph, priority, explain: bool) -> Schedule:
     if callable(priority):
         prio_fn, prio_name = priority, getattr(priority, "__name__", "custom")
     else:
@@ -61,39 +68,37 @@ def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule
             raise SchedccError(f"unknown priority '{priority}'",
                                notes=[f"choose one of: {', '.join(PRIORITIES)}"])
         prio_fn, prio_name = PRIORITIES[priority], priority
-    prio = prio_fn(dag)
-    position = {n: i for i, n in enumerate(dag.nodes)}
-    # The raw adjacency dicts of networkx: its views would double the run time.
-    nodes = dag._node
-    succ, pred = dag._succ, dag._pred
+    prio: Sequence[float] = prio_fn(graph)
+    ops, succ, pred = graph.ops, graph.succ, graph.pred
+    machine = graph.machine
 
     # Sort key: higher priority, then more successors, then earlier in the source.
-    def key(n: Hashable) -> tuple:
-        return (-prio[n], -len(succ[n]), position[n])
+    def key(n: int) -> tuple:
+        return (-prio[n], -len(succ[n]), n)
 
-    remaining = {n: len(pred[n]) for n in dag.nodes}
-    earliest: dict[Hashable, int] = {n: 0 for n in dag.nodes}
-    because: dict[Hashable, tuple[Hashable, dict]] = {}
-    pending: list[tuple[int, tuple, Hashable]] = []  # operands not ready yet, by cycle
+    total = len(ops)
+    remaining = [len(p) for p in pred]
+    earliest = [0] * total
+    because: dict[int, object] = {}
+    pending: list[tuple[int, tuple, int]] = []  # operands not ready yet, by cycle
     # One ready heap per resource signature, so that a long run of ready
     # instructions waiting for a busy unit is never scanned cycle after cycle.
-    ready: dict[tuple, list[tuple[tuple, Hashable]]] = {}
-    for n, k in remaining.items():
-        if k == 0:
+    ready: dict[tuple, list[tuple[tuple, int]]] = {}
+    for n in range(total):
+        if remaining[n] == 0:
             heapq.heappush(pending, (0, key(n), n))
-    unit_free: dict[str, int] = {u: 0 for u in tgt.units}
-    all_units = tuple(tgt.units) or ("ISSUE",)
-    cycle_of: dict[Hashable, int] = {}
-    unit_of: dict[Hashable, str] = {}
-    order: list[Hashable] = []
+    unit_free: dict[str, int] = {u: 0 for u in machine.units}
+    all_units = tuple(machine.units) or ("ISSUE",)
+    cycle_of: dict[int, int] = {}
+    unit_of: dict[int, str] = {}
+    order: list[int] = []
     steps: list[Step] | None = [] if explain else None
-    width = tgt.issue_width
+    width = machine.issue_width
     cycle = 0
-    total = len(remaining)
 
-    def make_ready(n: Hashable, k: tuple) -> None:
-        attrs = nodes[n]
-        sig = (tuple(attrs.get("units") or all_units), tuple(attrs.get("also", ())))
+    def make_ready(n: int, k: tuple) -> None:
+        op = ops[n]
+        sig = (op.units or all_units, op.also)
         heapq.heappush(ready.setdefault(sig, []), (k, n))
 
     while len(order) < total:
@@ -115,8 +120,7 @@ def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule
             sig, heap = best
             k, n = heapq.heappop(heap)
             unit = _free_unit(sig[0], sig[1], unit_free, cycle)
-            attrs = nodes[n]
-            unit_free[unit] = cycle + attrs.get("occupancy", 1)
+            unit_free[unit] = cycle + ops[n].occupancy
             for extra, cycles in sig[1]:
                 unit_free[extra] = cycle + cycles
             cycle_of[n], unit_of[n] = cycle, unit
@@ -124,11 +128,12 @@ def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule
             issued += 1
             if steps is not None:
                 step.picked.append((n, unit))
-            for s, d in succ[n].items():
-                t = cycle + d["latency"]
+            for d in succ[n]:
+                s = d.dst
+                t = cycle + d.latency
                 if t >= earliest[s]:
                     earliest[s] = t
-                    because[s] = (n, d)
+                    because[s] = d
                 remaining[s] -= 1
                 if remaining[s] == 0:
                     if earliest[s] <= cycle:  # zero-latency edge: ready this very cycle
@@ -140,9 +145,9 @@ def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule
             for sig, heap in ready.items():
                 for _, n in sorted(heap):
                     why = (f"no issue slot left (width {width})" if issued >= width
-                           else _busy_text(nodes[n], unit_free, all_units, cycle))
+                           else _busy_text(ops[n], unit_free, all_units, cycle))
                     step.blocked.append((n, why))
-            step.waiting = [(n, t, _wait_text(n, because, nodes)) for t, _, n in sorted(pending)]
+            step.waiting = [(n, t, _wait_text(graph, because.get(n))) for t, _, n in sorted(pending)]
             if step.ready or step.picked or step.blocked:
                 steps.append(step)
         # Skip cycles in which nothing can happen.
@@ -157,7 +162,7 @@ def _schedule(dag: nx.DiGraph, tgt: Target, priority, explain: bool) -> Schedule
             nxt = max(nxt, soonest)
         cycle = nxt
 
-    return Schedule(dag=dag, cycle=cycle_of, unit=unit_of, order=order, issue_width=width,
+    return Schedule(graph=graph, cycle=cycle_of, unit=unit_of, order=order, issue_width=width,
                     priority_name=prio_name, priority=prio, steps=steps)
 
 
@@ -171,19 +176,17 @@ def _free_unit(units, also, unit_free: dict[str, int], cycle: int) -> str | None
     return None
 
 
-def _busy_text(attrs: dict, unit_free: dict[str, int], all_units, cycle: int) -> str:
-    for extra, _ in attrs.get("also", ()):
+def _busy_text(op, unit_free: dict[str, int], all_units, cycle: int) -> str:
+    for extra, _ in op.also:
         if unit_free.get(extra, 0) > cycle:
             return f"{extra} busy until cycle {unit_free[extra]}"
-    units = attrs.get("units") or all_units
+    units = op.units or all_units
     return ", ".join(f"{u} busy until cycle {unit_free.get(u, 0)}" for u in units)
 
 
-def _wait_text(n: Hashable, because: dict, nodes) -> str:
-    if n not in because:
+def _wait_text(graph: SchedGraph, d) -> str:
+    if d is None:
         return ""
-    p, d = because[n]
-    instr = nodes[p].get("instr")
-    what = str(instr) if instr is not None else str(p)
-    kind = d["kind"] if d["kind"] != "MEM" else f"{d.get('mem', 'MEM')} through memory"
-    return f"{kind} on {d['reason']} from '{what}'"
+    what = graph.label(d.src)
+    kind = d.kind if d.kind != "MEM" else f"{d.detail or 'MEM'} through memory"
+    return f"{kind} on {d.reason} from '{what}'"

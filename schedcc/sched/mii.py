@@ -20,10 +20,9 @@ of k^3 log L) for an SCC of k nodes and L the sum of latencies.
 
 Example::
 
-    >>> import networkx as nx
-    >>> g = nx.DiGraph()
-    >>> g.add_node(0, latency=3, units=("ALU",)); g.add_node(1, latency=2, units=("ALU",))
-    >>> g.add_edge(0, 1, latency=3, distance=0); g.add_edge(1, 0, latency=2, distance=2)
+    >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+    >>> g = SchedGraph((Op("a", ("ALU",), 3), Op("b", ("ALU",), 2)),
+    ...                (Dep(0, 1, "RAW", 3), Dep(1, 0, "RAW", 2, distance=2)), Machine("toy", 1, ("ALU",)))
     >>> rec_mii(g).value, rec_mii(g).cycle
     (3, [0, 1])
 """
@@ -36,6 +35,8 @@ from typing import Hashable
 
 import networkx as nx
 import numpy as np
+
+from schedcc.problem import SchedGraph, as_graph
 
 
 @dataclass(frozen=True)
@@ -55,34 +56,27 @@ class RecBound:
     distance: int = 0
 
 
-def resource_capacities(dag: nx.DiGraph, issue_width: int | None = None,
-                        capacity: dict[str, int] | None = None) -> dict[str, int]:
-    """Capacity of each extra (``also``) resource: *capacity* overrides, else 1."""
-    caps = dict(capacity or {})
-    for _, d in dag.nodes(data=True):
-        for res, _ in d.get("also", ()):
-            caps.setdefault(res, 1)
-    return caps
-
-
-def res_mii(dag: nx.DiGraph, issue_width: int, capacity: dict[str, int] | None = None) -> ResBound:
+def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
+            capacity: dict[str, int] | None = None) -> ResBound:
     """The resource-constrained lower bound on II; see the module docstring."""
-    n = dag.number_of_nodes()
+    graph = as_graph(graph)
+    width = issue_width if issue_width is not None else graph.machine.issue_width
+    n = len(graph)
     if n == 0:
         return ResBound(1, "empty loop")
-    best = ResBound(math.ceil(n / issue_width), f"issue width {issue_width}: {n} operations per iteration")
+    best = ResBound(math.ceil(n / width), f"issue width {width}: {n} operations per iteration")
     work: dict[frozenset, int] = {}
     count: dict[frozenset, int] = {}
     extra: dict[str, int] = {}
     longest = (1, "")
-    for node, d in dag.nodes(data=True):
-        units = frozenset(d.get("units") or ("ISSUE",))
-        occ = int(d.get("occupancy", 1))
+    for op in graph.ops:
+        units = frozenset(op.units or ("ISSUE",))
+        occ = op.occupancy
         work[units] = work.get(units, 0) + occ
         count[units] = count.get(units, 0) + 1
         if occ > longest[0]:
             longest = (occ, f"one operation keeps its unit busy {occ} cycles")
-        for res, cycles in d.get("also", ()):
+        for res, cycles in op.also:
             extra[res] = extra.get(res, 0) + cycles
             if cycles > longest[0]:
                 longest = (cycles, f"one operation holds {res} {cycles} cycles")
@@ -107,21 +101,20 @@ def res_mii(dag: nx.DiGraph, issue_width: int, capacity: dict[str, int] | None =
             names = "/".join(sorted(u))
             best = ResBound(bound, f"units {names}: {ops} operations need {total} unit-cycles per iteration "
                                    f"on {len(u)} unit{'s' if len(u) != 1 else ''}")
-    caps = resource_capacities(dag, capacity=capacity)
+    caps = {**dict(graph.machine.capacity), **(capacity or {})}
     for res, cycles in extra.items():
-        bound = math.ceil(cycles / caps[res])
+        bound = math.ceil(cycles / caps.get(res, 1))
         if bound > best.value:
             best = ResBound(bound, f"{res}: held {cycles} cycles per iteration")
     return best
 
 
 class _EdgeArrays:
-    """The edges of one strongly connected component as numpy arrays, built once."""
+    """The edges inside one strongly connected component as numpy arrays, built once."""
 
-    def __init__(self, nodes: list, dag: nx.DiGraph):
+    def __init__(self, nodes: list[int], edges: list[tuple[int, int, int, int]]):
         index = {v: k for k, v in enumerate(nodes)}
-        rows = [(index[u], index[v], d["latency"], d.get("distance", 0))
-                for u in nodes for v, d in dag.succ[u].items() if v in index]
+        rows = [(index[u], index[v], lat, dist) for u, v, lat, dist in edges]
         arr = np.array(rows, dtype=float).reshape(-1, 4)
         self.n = len(nodes)
         self.src, self.dst = arr[:, 0].astype(int), arr[:, 1].astype(int)
@@ -143,53 +136,61 @@ def has_positive_cycle(w: np.ndarray) -> bool:
     return bool(np.any(np.diag(d) > 0))
 
 
-def rec_mii(dag: nx.DiGraph) -> RecBound:
+def rec_mii(graph: SchedGraph | nx.DiGraph) -> RecBound:
     """The exact recurrence-constrained lower bound; see the module docstring."""
+    graph = as_graph(graph)
+    edges = [(d.src, d.dst, d.latency, d.distance) for d in graph.deps]
+    nxg = nx.DiGraph()
+    nxg.add_nodes_from(range(len(graph)))
+    nxg.add_edges_from((u, v) for u, v, _, _ in edges)
+    self_loops = {u for u, v, _, _ in edges if u == v}
     best = RecBound(0)
-    for comp in nx.strongly_connected_components(dag):
-        nodes = sorted(comp, key=str)
-        if len(nodes) == 1 and not dag.has_edge(nodes[0], nodes[0]):
+    for comp in nx.strongly_connected_components(nxg):
+        nodes = sorted(comp)
+        if len(nodes) == 1 and nodes[0] not in self_loops:
             continue
-        sub = dag.subgraph(nodes)
-        edges = _EdgeArrays(nodes, sub)
+        inside = sorted((e for e in edges if e[0] in comp and e[1] in comp), key=lambda e: e[0])
+        arrays = _EdgeArrays(nodes, inside)
         lo = 0
-        hi = max(1, int(edges.lat.sum()))
-        if has_positive_cycle(edges.weights(hi)):
+        hi = max(1, int(arrays.lat.sum()))
+        if has_positive_cycle(arrays.weights(hi)):
             raise ValueError("a dependence cycle with total distance 0: the loop cannot be scheduled")
-        if not has_positive_cycle(edges.weights(lo)):
+        if not has_positive_cycle(arrays.weights(lo)):
             continue  # every cycle has latency 0: no constraint
         while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
             mid = (lo + hi) // 2
-            if has_positive_cycle(edges.weights(mid)):
+            if has_positive_cycle(arrays.weights(mid)):
                 lo = mid
             else:
                 hi = mid
         value = hi
         if value > best.value or (value == best.value and not best.cycle):
-            best = RecBound(value, *_critical_cycle(sub, value))
+            cycle, lat, dist = _critical_cycle(nodes, inside, value)
+            best = RecBound(value, [graph.key(n) for n in cycle], lat, dist)
     return best
 
 
-def _critical_cycle(sub: nx.DiGraph, value: int) -> tuple[list, int, int]:
+def _critical_cycle(nodes: list[int], edges: list[tuple[int, int, int, int]], value: int
+                    ) -> tuple[list[int], int, int]:
     """A recurrence whose ceil(latency / distance) is *value*: a positive cycle of
     ``latency - (value - 1) * distance``, found with Bellman-Ford (longest paths from
     every node at once) and its predecessor links. O(k * e) on an SCC of k nodes."""
     ii = value - 1
-    edges = [(u, v, d["latency"] - ii * d.get("distance", 0)) for u, v, d in sub.edges(data=True)]
-    dist = {n: 0 for n in sub.nodes}
+    weighted = [(u, v, lat - ii * dist) for u, v, lat, dist in edges]
+    dist_to = {n: 0 for n in nodes}
     pred: dict = {}
     last = None
-    for _ in range(len(dist)):
+    for _ in range(len(nodes)):
         last = None
-        for u, v, w in edges:
-            if dist[u] + w > dist[v]:
-                dist[v] = dist[u] + w
+        for u, v, w in weighted:
+            if dist_to[u] + w > dist_to[v]:
+                dist_to[v] = dist_to[u] + w
                 pred[v] = u
                 last = v
         if last is None:
             break
     if last is not None:
-        for _ in range(len(dist)):  # walk back into the cycle
+        for _ in range(len(nodes)):  # walk back into the cycle
             last = pred[last]
         cycle = [last]
         node = pred[last]
@@ -198,10 +199,12 @@ def _critical_cycle(sub: nx.DiGraph, value: int) -> tuple[list, int, int]:
             node = pred[node]
         cycle.reverse()
     else:  # value 1 and no cycle positive at 0: any cycle sets it
+        sub = nx.DiGraph((u, v) for u, v, _, _ in edges)
         cycle = [u for u, _ in nx.find_cycle(sub)]
+    by_pair = {(u, v): (lat, dist) for u, v, lat, dist in edges}
     pairs = list(zip(cycle, cycle[1:] + cycle[:1]))
-    lat = sum(sub.edges[a, b]["latency"] for a, b in pairs)
-    dist_sum = sum(sub.edges[a, b].get("distance", 0) for a, b in pairs)
+    lat = sum(by_pair[p][0] for p in pairs)
+    dist_sum = sum(by_pair[p][1] for p in pairs)
     return _rotate(cycle), lat, dist_sum
 
 
@@ -228,6 +231,8 @@ class MII:
         return "recurrence" if self.rec.value > self.res.value else "resources"
 
 
-def mii(dag: nx.DiGraph, issue_width: int, capacity: dict[str, int] | None = None) -> MII:
+def mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
+        capacity: dict[str, int] | None = None) -> MII:
     """Both bounds; ``.value`` is the MII."""
-    return MII(res_mii(dag, issue_width, capacity), rec_mii(dag))
+    graph = as_graph(graph)
+    return MII(res_mii(graph, issue_width, capacity), rec_mii(graph))

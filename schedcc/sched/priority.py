@@ -1,73 +1,55 @@
-"""Priority functions for the list scheduler: node -> number, higher goes first.
+"""Priority functions for the list scheduler: graph -> one number per node, higher goes first.
 
-Each runs in O(n + e) over a DAG whose nodes carry ``latency`` and whose edges
-carry ``latency``.
+Each takes a :class:`~schedcc.problem.SchedGraph` and returns a list indexed
+by node, in O(n + e).
 
 Example::
 
-    >>> import networkx as nx
-    >>> g = nx.DiGraph(); g.add_node(0, latency=3); g.add_node(1, latency=3)
-    >>> g.add_edge(0, 1, latency=3)
+    >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+    >>> g = SchedGraph((Op("a", ("ALU",), 3), Op("b", ("ALU",), 3)), (Dep(0, 1, "RAW", 3),),
+    ...                Machine("toy", 1, ("ALU",)))
     >>> critical_path(g)
-    {1: 3, 0: 6}
+    [6, 3]
 """
 
 from __future__ import annotations
 
-from typing import Callable, Hashable
+from typing import Callable, Mapping, Sequence
 
-import networkx as nx
+from schedcc.problem import SchedGraph
 
-PriorityFunction = Callable[[nx.DiGraph], dict[Hashable, float]]
-
-
-def topological_order(dag: nx.DiGraph) -> list[Hashable]:
-    """Nodes in a topological order. Graphs from :func:`schedcc.dag.build_dag`
-    say (``dag.graph["ordered"]``) that their node order already is one."""
-    if dag.graph.get("ordered"):
-        return list(dag)
-    return list(nx.topological_sort(dag))
+PriorityFunction = Callable[[SchedGraph], "Sequence[float] | Mapping[int, float]"]
 
 
-def critical_path(dag: nx.DiGraph) -> dict[Hashable, float]:
-    """Latency-weighted height: the longest path from the node to the end of
-    the block, counting edge latencies and the last node's own latency."""
-    height: dict[Hashable, float] = {}
-    succ = dag._succ  # the raw adjacency: the views cost a third of the time here
-    lat = dag._node
-    for node in reversed(topological_order(dag)):
-        best = lat[node].get("latency", 1)
-        for s, d in succ[node].items():
-            h = d["latency"] + height[s]
-            if h > best:
-                best = h
-        height[node] = best
-    return height
+def critical_path(graph: SchedGraph) -> list[float]:
+    """Latency-weighted height: the longest path from the node to the end of the
+    block, counting edge latencies and the last node's own latency."""
+    return graph.heights()
 
 
-def depth(dag: nx.DiGraph) -> dict[Hashable, float]:
+def depth(graph: SchedGraph) -> list[float]:
     """Earliest issue cycle ignoring resources (longest latency path from a source)."""
-    earliest: dict[Hashable, float] = {}
-    pred = dag._pred
-    for node in topological_order(dag):
-        earliest[node] = max((earliest[p] + d["latency"] for p, d in pred[node].items()), default=0)
+    earliest = [0] * len(graph)
+    pred = graph.pred
+    for node in graph.topological_order:
+        earliest[node] = max((earliest[d.src] + d.latency for d in pred[node] if d.distance == 0), default=0)
     return earliest
 
 
-def successors(dag: nx.DiGraph) -> dict[Hashable, float]:
+def successors(graph: SchedGraph) -> list[float]:
     """How many instructions wait directly on this one."""
-    return {n: dag.out_degree(n) for n in dag.nodes}
+    return [len(s) for s in graph.succ]
 
 
-def source_order(dag: nx.DiGraph) -> dict[Hashable, float]:
+def source_order(graph: SchedGraph) -> list[float]:
     """The order of the program as written: earlier is more urgent."""
-    n = dag.number_of_nodes()
-    return {node: n - i for i, node in enumerate(dag.nodes)}
+    n = len(graph)
+    return [n - i for i in range(n)]
 
 
-def own_latency(dag: nx.DiGraph) -> dict[Hashable, float]:
+def own_latency(graph: SchedGraph) -> list[float]:
     """Start long-latency instructions first."""
-    return {n: d.get("latency", 1) for n, d in dag.nodes(data=True)}
+    return [op.latency for op in graph.ops]
 
 
 PRIORITIES: dict[str, PriorityFunction] = {

@@ -22,53 +22,63 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
-from ..dag import build_dag, edge_text
-from ..ir import Block
-from ..target import Target, load_target
+from schedcc.dag import build_dag, dep_text
+from schedcc.ir import Block
+from schedcc.problem import SchedGraph
+from schedcc.target import Target, load_target
 
 
 @dataclass
 class InOrderResult:
-    dag: nx.DiGraph
+    graph: SchedGraph
     cycle: dict[int, int]
     unit: dict[int, str]
     stall: dict[int, str] = field(default_factory=dict)  # instruction -> why it waited
 
     @property
+    def dag(self) -> SchedGraph:
+        return self.graph
+
+    @property
     def makespan(self) -> int:
-        nodes = self.dag.nodes
-        return max((c + nodes[i]["latency"] for i, c in self.cycle.items()), default=0)
+        ops = self.graph.ops
+        return max((c + ops[i].latency for i, c in self.cycle.items()), default=0)
 
     @property
     def order(self) -> list[int]:
         return sorted(self.cycle, key=lambda i: (self.cycle[i], i))
 
 
-def simulate_in_order(block: Block, target: Target | str, dag: nx.DiGraph | None = None) -> InOrderResult:
-    """Issue the instructions of *block* strictly in their order on *target*."""
-    tgt = load_target(target)
+def simulate_in_order(block: Block | None, target: Target | str | None = None,
+                      dag: SchedGraph | None = None) -> InOrderResult:
+    """Issue the operations of *dag* (by default the DAG of *block* on *target*) strictly
+    in their order, on the graph's machine."""
     if dag is None:
-        dag = build_dag(block, tgt)
-    nodes, pred = dag.nodes, dag.pred
-    unit_free = {u: 0 for u in tgt.units}
+        dag = build_dag(block, load_target(target))
+    return simulate_order(dag, range(len(dag)))
+
+
+def simulate_order(graph: SchedGraph, order) -> InOrderResult:
+    """Issue the nodes of *graph* strictly in *order* (a topological order) on its machine."""
+    ops, pred = graph.ops, graph.pred
+    machine = graph.machine
+    unit_free = {u: 0 for u in machine.units}
     cycle_of: dict[int, int] = {}
     unit_of: dict[int, str] = {}
     stall: dict[int, str] = {}
     prev, issued_at_prev = 0, 0
-    for i in range(len(block.instrs)):
+    for i in order:
         ready, why = 0, ""
-        for p, d in pred[i].items():
-            t = cycle_of[p] + d["latency"]
+        for d in pred[i]:
+            t = cycle_of[d.src] + d.latency
             if t > ready:
-                ready, why = t, f"waits for '{nodes[p]['instr']}': {edge_text(dag, p, i)}"
+                ready, why = t, f"waits for '{graph.label(d.src)}': {dep_text(d)}"
         c = max(prev, ready)
-        if c == prev and issued_at_prev >= tgt.issue_width:
+        if c == prev and issued_at_prev >= machine.issue_width:
             c += 1
-        attrs = nodes[i]
-        units = attrs.get("units") or tgt.units
-        also = attrs.get("also", ())
+        op = ops[i]
+        units = op.units or machine.units
+        also = op.also
         while True:
             free = [u for u in units if unit_free.get(u, 0) <= c]
             if free and all(unit_free.get(x, 0) <= c for x, _ in also):
@@ -78,12 +88,12 @@ def simulate_in_order(block: Block, target: Target | str, dag: nx.DiGraph | None
             why = f"{', '.join(units)} busy until cycle {soonest}"
             c = soonest
         unit = free[0]
-        unit_free[unit] = c + attrs.get("occupancy", 1)
+        unit_free[unit] = c + op.occupancy
         for x, cycles in also:
             unit_free[x] = c + cycles
-        if c > prev + (0 if issued_at_prev < tgt.issue_width else 1) and why:
+        if c > prev + (0 if issued_at_prev < machine.issue_width else 1) and why:
             stall[i] = why
         issued_at_prev = issued_at_prev + 1 if c == prev else 1
         prev = c
         cycle_of[i], unit_of[i] = c, unit
-    return InOrderResult(dag, cycle_of, unit_of, stall)
+    return InOrderResult(graph, cycle_of, unit_of, stall)

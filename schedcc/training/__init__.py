@@ -9,9 +9,9 @@ The library for planners (docs/api.md, docs/training.md)::
     (True, True)
 """
 
-from .api import compare, generate, load_step, pipeline, schedule
-from .costs import Cluster
-from .result import RankStats, ScheduledOp, StepResult
+from schedcc.training.api import compare, generate, load_step, pipeline, schedule
+from schedcc.training.costs import Cluster
+from schedcc.training.result import RankStats, ScheduledOp, StepResult
 
 __all__ = ["generate", "schedule", "compare", "pipeline", "load_step", "Cluster", "StepResult",
            "RankStats", "ScheduledOp"]

@@ -10,15 +10,15 @@ Example::
 
 from __future__ import annotations
 
-from .._perf import paused_gc
-from ..frontends.ir_text import parse
-from ..ir import Program
-from ..target import Target, load_target
-from .costs import apply_overrides
-from .graph import TrainingGraph, build_training_graph
-from .policies import POLICIES, make_plan
-from .result import StepResult, summarize
-from .simulate import run_plan
+from schedcc._perf import paused_gc
+from schedcc.frontends.ir_text import parse
+from schedcc.ir import Program
+from schedcc.target import Target, load_target
+from schedcc.training.costs import apply_overrides
+from schedcc.training.graph import TrainingGraph, build_training_graph
+from schedcc.training.policies import POLICIES, make_plan
+from schedcc.training.result import StepResult, summarize
+from schedcc.training.simulate import run_plan
 
 
 def load_step(text: str, filename: str = "<step>") -> Program:
@@ -28,9 +28,9 @@ def load_step(text: str, filename: str = "<step>") -> Program:
 
 def generate(model: str = "transformer", **options) -> Program:
     """The IR of one training step of a generated model (see :mod:`schedcc.training.generator`)."""
-    from .generator import TransformerConfig, generate_program
+    from schedcc.training.generator import TransformerConfig, generate_program
     if model != "transformer":
-        from ..errors import SchedccError
+        from schedcc.errors import SchedccError
         raise SchedccError(f"unknown model '{model}'", notes=["models: transformer"])
     with paused_gc():  # many small acyclic objects: the collector's scans would cost more than the work
         return generate_program(TransformerConfig(**options))
@@ -41,7 +41,7 @@ def _graph(step: Program | TrainingGraph, target: Target | str, groups, override
         if not overrides and not groups and (target is step.target or target == step.target.name):
             return step
         if step.program is None:
-            from ..errors import SchedccError
+            from schedcc.errors import SchedccError
             raise SchedccError("this graph has no program to rebuild it from; pass the Program instead")
         target = target if target != step.target.name else step.target
         return build_training_graph(step.program, apply_overrides(load_target(target), overrides),
@@ -63,7 +63,7 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
     the step before the last is measured (1: just one step).
     """
     if iterations < 1:
-        from ..errors import SchedccError
+        from schedcc.errors import SchedccError
         raise SchedccError(f"iterations must be at least 1, got {iterations}")
     with paused_gc():
         tg = _graph(step, target, groups, overrides)
@@ -81,5 +81,5 @@ def compare(step: Program | TrainingGraph, target: Target | str, policies=tuple(
 
 def pipeline(schedule_name: str = "1f1b", stages: int = 4, microbatches: int = 8, **options):
     """Build and evaluate a pipeline-parallel schedule (see :mod:`schedcc.training.pipeline`)."""
-    from .pipeline import evaluate_named
+    from schedcc.training.pipeline import evaluate_named
     return evaluate_named(schedule_name, stages, microbatches, **options)

@@ -25,14 +25,12 @@ Example::
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from dataclasses import MISSING, dataclass, fields, replace
 
-from ..errors import SchedccError
-from ..ir import Instr
-from ..target import OpClass, Target, register_cost_function
+from schedcc.errors import SchedccError
+from schedcc.target import Target
 
 TICKS_PER_US = 1000  # schedules count nanoseconds
 
@@ -195,10 +193,7 @@ def is_cluster_target(target: Target) -> bool:
 
 
 def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
-    """*target* with ``[cluster]`` numbers replaced (``{"link_bw": "200GB/s"}``).
-
-    The classes' ``params`` (which the cost functions read) change with them.
-    """
+    """*target* with ``[cluster]`` numbers replaced (``{"link_bw": "200GB/s"}``)."""
     if not overrides:
         return target
     if not is_cluster_target(target):
@@ -218,9 +213,8 @@ def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
             value = parse_quantity(text, key) if isinstance(text, str) else float(text)
             table[key] = value
     cluster_from_table(table, target.name)  # validate
-    classes = tuple(replace(c, params=tuple({**dict(c.params), **table}.items())) for c in target.classes)
     raw = {**target.raw, "cluster": table}
-    return replace(target, classes=classes, raw=raw, path=target.path + "?" + ",".join(
+    return replace(target, raw=raw, path=target.path + "?" + ",".join(
         f"{k}={v}" for k, v in sorted(overrides.items())))
 
 
@@ -259,32 +253,3 @@ def ticks(seconds: float) -> int:
     if seconds <= 0:
         return 0
     return max(1, round(seconds * 1e9))
-
-
-# -- cost functions for build_dag --------------------------------------------------------
-
-def _num(instr: Instr, name: str, default: float = 0.0) -> float:
-    value = instr.attr(name, default)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-
-
-def instr_seconds(cluster: Cluster, instr: Instr, world: int | None = None) -> float:
-    """Duration of one IR operator on *cluster* (a ``time`` attribute, in us, wins)."""
-    if instr.attr("time") is not None:
-        return _num(instr, "time") * 1e-6
-    if instr.opcode in COLLECTIVES:
-        ranks = int(_num(instr, "ranks", world or cluster.world))
-        return cluster.collective_time(instr.opcode, _num(instr, "bytes"), ranks, int(_num(instr, "stride", 1)))
-    return cluster.compute_time(_num(instr, "flops"), _num(instr, "bytes"))
-
-
-@functools.lru_cache(maxsize=256)
-def _cluster_from_params(op_class: OpClass) -> Cluster:
-    return cluster_from_table(dict(op_class.params), op_class.name)
-
-
-@register_cost_function("cluster")
-def cluster_cost(op_class: OpClass, instr: Instr) -> tuple[int, int]:
-    """(latency, occupancy) in nanosecond ticks of *instr* on the class's cluster."""
-    t = ticks(instr_seconds(_cluster_from_params(op_class), instr))
-    return t, max(t, 1)

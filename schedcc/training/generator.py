@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import SchedccError
-from ..ir import Attr, Block, Function, Instr, Program, Reg
-from .pipeline import gpipe, one_f_one_b, zero_bubble
-from .pipeline_graph import Action, StageCosts
+from schedcc.errors import SchedccError
+from schedcc.ir import Attr, Block, Function, Instr, Program, Reg
+from schedcc.training.pipeline import gpipe, one_f_one_b, zero_bubble
+from schedcc.training.pipeline_graph import Action, StageCosts
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field, replace
 
 import networkx as nx
 
-from .._perf import paused_gc
-from ..dag import build_dag
-from ..errors import SchedccError
-from ..ir import Block, Instr, Program, Reg
-from ..target import OpClass, Target, load_target
-from .costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_overrides, cluster_of, ticks
+from schedcc._perf import paused_gc
+from schedcc.dag import block_dependences
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Instr, Program, Reg
+from schedcc.target import OpClass, Target, load_target
+from schedcc.training.costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_overrides, cluster_of, ticks
 
 OPTIMIZER_OPCODES = frozenset({"sgd", "adam", "adamw", "lamb", "optimizer", "update", "apply_grad"})
 SIZE_ATTRS = ("flops", "bytes", "time", "ranks", "stride", "act")
@@ -257,8 +257,8 @@ def _build(program: Program, target: Target | str, groups: dict[str, int] | None
     sends = {instrs[n].dest.name: n for n in g if instrs[n].opcode == "send" and instrs[n].dest is not None}
     for rank, ids in per_rank.items():
         block = Block(f"rank{rank}", tuple(instrs[n] for n in ids))
-        dag = build_dag(block, _dependences_only(tgt))
-        g.add_edges_from((ids[u], ids[v], {"kind": d["kind"]}) for u, v, d in dag.edges(data=True))
+        _, deps = block_dependences(block, _dependences_only(tgt))
+        g.add_edges_from((ids[d.src], ids[d.dst], {"kind": d.kind}) for d in deps)
         defined: set[str] = set()
         for n in ids:
             instr = instrs[n]
@@ -301,7 +301,7 @@ _DEPS_ONLY: dict[tuple[str, str], Target] = {}
 
 
 def _dependences_only(target: Target) -> Target:
-    """*target* with one zero-cost class: build_dag then finds the dependences without
+    """*target* with one zero-cost class: the DAG builder then finds the dependences without
     computing durations (this module computes them, with the group sizes)."""
     key = (target.name, target.path)
     light = _DEPS_ONLY.get(key)

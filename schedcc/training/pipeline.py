@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import SchedccError
-from .pipeline_graph import Action, Evaluation, StageCosts, build_graph, evaluate, measure, schedule_graph
+from schedcc.errors import SchedccError
+from schedcc.training.pipeline_graph import Action, Evaluation, StageCosts, build_graph, evaluate, measure, schedule_graph
 
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2")
 

@@ -31,10 +31,10 @@ from typing import Hashable
 
 import networkx as nx
 
-from ..errors import SchedccError
-from ..ir import Loc
-from ..sched import list_schedule
-from ..target import Target
+from schedcc.errors import SchedccError
+from schedcc.ir import Loc
+from schedcc.problem import Machine, SchedGraph
+from schedcc.sched.solve import ListStrategy, solve
 
 COMPUTE_KINDS = ("F", "B", "I", "W")
 COMM_KINDS = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
@@ -266,13 +266,16 @@ def _check_deadlock(g: nx.DiGraph) -> None:
 
 def schedule_graph(g: nx.DiGraph, priority: dict | None = None) -> tuple[dict, dict]:
     """List-schedule an action graph: (start, end) in ticks per node."""
-    units = sorted({u for _, d in g.nodes(data=True) for u in d["units"]})
-    target = Target(name="pipeline", description="ranks x streams", issue_width=max(len(units), 1),
-                    units=tuple(units), groups={}, classes=())
-    prio = priority if priority is not None else {n: -i for i, n in enumerate(g.nodes)}
-    sched = list_schedule(g, target, priority=lambda _g: prio)
-    start = dict(sched.cycle)
-    end = {n: c + g.nodes[n]["dur"] for n, c in start.items()}
+    units = tuple(sorted({u for _, d in g.nodes(data=True) for u in d["units"]}))
+    problem = SchedGraph.from_networkx(g, Machine("pipeline", max(len(units), 1), units))
+    keys = problem.keys
+    prio = [priority[k] for k in keys] if priority is not None else [-i for i in range(len(keys))]
+
+    def in_list_order(_graph: SchedGraph) -> list:
+        return prio
+    solved = solve(problem, ListStrategy(in_list_order), bound=False)
+    start = {keys[i]: c for i, c in solved.schedule.cycle.items()}
+    end = {k: c + g.nodes[k]["dur"] for k, c in start.items()}
     return start, end
 
 
@@ -291,7 +294,7 @@ def measure(lists, g: nx.DiGraph, start: dict, end: dict) -> Evaluation:
             comm[d["rank"]].append((start[n], end[n]))
             if "to" in d:  # the receiver waits on the same transfer
                 comm[d["to"]].append((start[n], end[n]))
-    from .result import overlap_length, union_length
+    from schedcc.training.result import overlap_length, union_length
     exposed = {r: union_length(comm[r]) - overlap_length(comm[r], compute[r]) for r in ranks}
     bubble = 1 - sum(busy.values()) / (len(lists) * makespan) if makespan else 0.0
     where = g.graph["where"]

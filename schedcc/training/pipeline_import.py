@@ -18,10 +18,10 @@ import json
 import re
 from dataclasses import replace
 
-from ..errors import SchedccError
-from ..ir import Loc
-from ..target import Target
-from .pipeline_graph import Action, StageCosts, parse_action
+from schedcc.errors import SchedccError
+from schedcc.ir import Loc
+from schedcc.target import Target
+from schedcc.training.pipeline_graph import Action, StageCosts, parse_action
 
 _IDLE = {"none", "_", "-", ""}
 _TOKEN = re.compile(r"\([^)]*\)OVERLAP_F_B|[^\s,]+")
@@ -107,8 +107,8 @@ def costs_from_target(target: Target, stages: int, layers: int = 24, hidden: int
                       micro_batch: int = 1, tp: int = 1, dp: int = 1) -> tuple[StageCosts, float]:
     """Per-stage costs (nanosecond ticks) of a transformer cut into *stages* on *target*,
     and one stage's activation bytes per microbatch."""
-    from .generator import TransformerConfig, generate_program
-    from .graph import build_training_graph
+    from schedcc.training.generator import TransformerConfig, generate_program
+    from schedcc.training.graph import build_training_graph
     if layers % stages:
         raise SchedccError(f"--layers ({layers}) must be a multiple of --stages ({stages})")
     cfg = TransformerConfig(layers=1, hidden=hidden, seq=seq, micro_batch=micro_batch, microbatches=1, tp=tp)
@@ -127,5 +127,5 @@ def costs_from_target(target: Target, stages: int, layers: int = 24, hidden: int
         act += d["act"]
     per = layers // stages
     comm = tg.cluster.collective_time("send", micro_batch * seq * hidden * 2, 2, tp * dp)
-    from .costs import ticks
+    from schedcc.training.costs import ticks
     return StageCosts(f=f * per, b=(b + w) * per, i=b * per, w=w * per, comm=ticks(comm)), act * per

@@ -43,9 +43,9 @@ from typing import Callable, Hashable
 
 import networkx as nx
 
-from ..errors import SchedccError
-from .costs import ticks
-from .graph import TrainingGraph
+from schedcc.errors import SchedccError
+from schedcc.training.costs import ticks
+from schedcc.training.graph import TrainingGraph
 
 MiB = 2**20
 DATA_EDGES = ("RAW", "WAW", "MEM", "P2P")

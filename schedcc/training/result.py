@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .costs import TICKS_PER_US
-from .policies import DATA_EDGES
-from .simulate import Run
+from schedcc.training.costs import TICKS_PER_US
+from schedcc.training.policies import DATA_EDGES
+from schedcc.training.simulate import Run
 
 
 def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -129,7 +129,7 @@ class StepResult:
             return []
         r = self.run
         out = []
-        for n, d in r.graph.nodes(data=True):
+        for n, d in r.nodes():
             args = {k: d[k] for k in ("flops", "bytes", "group", "layer") if d.get(k)}
             if d.get("members"):
                 args["members"] = d["members"]
@@ -156,9 +156,10 @@ def window_of(run: Run) -> tuple[int, int]:
     # An iteration ends when its last parameter update ends (operators nothing
     # waits for, like an embedding's backward, may drift later under reordering).
     ends: dict[int, int] = {}
-    updates = any(d.get("update") is not None for _, d in run.graph.nodes(data=True))
+    is_update = {n: d.get("update") is not None for n, d in run.nodes()}
+    updates = any(is_update.values())
     for n, e in run.end.items():
-        if updates and run.graph.nodes[n].get("update") is None:
+        if updates and not is_update[n]:
             continue
         k = n[0]
         if e > ends.get(k, -1):
@@ -177,7 +178,7 @@ def summarize(run: Run, policy: str, target: str, operators: int) -> StepResult:
     width = max(hi - lo, 1)
     by_rank: dict[int, dict[str, list[tuple[int, int]]]] = {}
     start, end = run.start, run.end
-    for n, d in run.graph._node.items():
+    for n, d in run.nodes():
         s, e = start[n], end[n]
         streams = by_rank.setdefault(d["rank"], {})
         if e > lo and s < hi:  # only what the window sees
@@ -212,15 +213,18 @@ def summarize(run: Run, policy: str, target: str, operators: int) -> StepResult:
 def peak_memory(run: Run) -> dict[int, float]:
     """Per rank, the most activation bytes alive at once (sweep over alloc/free events)."""
     events: dict[int, list[tuple[int, float]]] = {}
-    g = run.graph
-    succ, end = g._succ, run.end
-    for n, d in g._node.items():
+    g, end = run.graph, run.end
+    keys = g.keys
+    for i, op in enumerate(g.ops):
+        d = op.payload
         size = d.get("act", 0.0)
         if not size:
             continue
+        n = keys[i]
         born = dies = end[n]
-        for s, e in succ[n].items():
-            if end[s] > dies and e["kind"] in DATA_EDGES:
+        for e in g.succ[i]:
+            s = keys[e.dst]
+            if end[s] > dies and e.kind in DATA_EDGES:
                 dies = end[s]
         ev = events.setdefault(d["rank"], [])
         ev.append((born, size))

@@ -1,12 +1,20 @@
 """Unroll a :class:`~schedcc.training.policies.Plan` over iterations and list-schedule it.
 
-Resources are units for :func:`schedcc.sched.list_schedule`: one per (rank,
-stream), ``rank2:compute``, ``rank2:comm:dp`` (several when a policy lets
-chunks share a link). A data edge ``u -> v`` has latency ``dur(u)`` (v starts
-when u ends); a stream that keeps program order gets zero-latency chain edges
-(the unit being busy does the rest). Iteration ``k+1``'s readers of a
-parameter depend on iteration ``k``'s optimizer update of it, so the next
-forward waits exactly for what it needs.
+The unrolled step is a :class:`~schedcc.problem.SchedGraph`: node ``i`` is
+operator ``keys[i] = (iteration, plan node)``; its payload is the operator's
+attributes (see :class:`~schedcc.training.graph.TrainingGraph`) with its
+``iteration``. Resources are units, one per (rank, stream): ``rank2:compute``,
+``rank2:comm:dp`` (several when a policy lets chunks share a link). A data
+dependence ``u -> v`` has latency ``dur(u)`` (v starts when u ends); a stream
+that keeps program order gets zero-latency chain edges (the unit being busy
+does the rest). Iteration ``k+1``'s readers of a parameter depend on
+iteration ``k``'s optimizer update of it, so the next forward waits exactly
+for what it needs.
+
+With a contention factor, :func:`schedcc.sched.solve.solve` refines the
+schedule: every compute operator is stretched by the communication that
+overlaps it, and the step is scheduled again (a fixed point, at most
+:data:`CONTENTION_ROUNDS` schedules).
 
 Complexity: O(I (n + e) log(I n)) for I iterations, the list scheduler's bound.
 
@@ -19,48 +27,61 @@ Example::
     >>> tg = build_training_graph(parse("a = mm x {time = 10us}\\nb = mm a {time = 5us}\\n"),
     ...                           load_target("h100-8x"))
     >>> run = run_plan(tg, make_plan(tg, "fifo"), iterations=1)
-    >>> [(run.graph.nodes[n]["name"], run.start[n], run.end[n]) for n in run.graph]
+    >>> [(d["name"], run.start[n], run.end[n]) for n, d in run.nodes()]
     [('a', 0, 10000), ('b', 10000, 15000)]
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, replace
-from typing import Hashable
+from dataclasses import dataclass
+from typing import Hashable, Iterator
 
 import networkx as nx
 
-from ..sched import list_schedule
-from ..sched.priority import critical_path
-from .graph import TrainingGraph, check_acyclic
-from .policies import DATA_EDGES, Plan
+from schedcc.problem import Dep, Machine, Op, SchedGraph
+from schedcc.sched.priority import critical_path
+from schedcc.sched.solve import ListStrategy, solve
+from schedcc.training.graph import TrainingGraph, check_acyclic
+from schedcc.training.policies import DATA_EDGES, Plan
+
+CONTENTION_ROUNDS = 4
 
 
 @dataclass
 class Run:
-    """A scheduled, unrolled graph: node -> start and end in ticks."""
+    """A scheduled, unrolled step: ``(iteration, node)`` -> start and end in ticks."""
 
-    graph: nx.DiGraph          # nodes (iteration, plan node)
+    graph: SchedGraph          # keys (iteration, plan node); payload: the operator's attributes
     start: dict[Hashable, int]
     end: dict[Hashable, int]
     unit: dict[Hashable, str]
     iterations: int
     issue: dict[Hashable, int] | None = None  # the scheduler's issue ticks (a recv is shown over its transfer)
 
+    def nodes(self) -> Iterator[tuple[Hashable, dict]]:
+        """(key, attributes) of every operator of every iteration, in graph order."""
+        keys = self.graph.keys
+        return ((keys[i], op.payload) for i, op in enumerate(self.graph.ops))
+
+    def data_edges(self) -> Iterator[tuple[Hashable, Hashable]]:
+        """(producer, consumer) keys of the dependences that carry data."""
+        keys = self.graph.keys
+        return ((keys[d.src], keys[d.dst]) for d in self.graph.deps if d.kind in DATA_EDGES)
+
 
 def unit_name(rank: int, stream: str, lane: int = 0, lanes: int = 1) -> str:
     return f"rank{rank}:{stream}" + (f"#{lane}" if lanes > 1 else "")
 
 
-def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
+def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> SchedGraph:
     """*iterations* copies of the plan's graph with chain and cross-iteration edges.
 
     Raises a located error when the graph of one iteration, chains included,
     has a cycle (a deadlock); edges between iterations only go forward, so
     no other cycle can exist."""
     base = plan.graph
-    bnodes = base._node  # the raw dicts: networkx's views cost more than the work here
+    bnodes = dict(base.nodes(data=True))
     ordered_nodes = sorted(base.nodes, key=lambda n: bnodes[n]["order"])
     # the parameter each update writes -> the nodes of the next iteration that read it
     readers: dict[tuple[int, str], list] = {}
@@ -96,53 +117,44 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> nx.DiGraph:
             local.append((prev, n, "ORDER", 0))
         last[key] = n
     _check_one_iteration(base, local)
-    # edge attributes are only read, so the iterations share them
-    local_attrs = [(u, v, {"kind": kind, "latency": lat, "reason": kind}) for u, v, kind, lat in local]
-    nodes = []
-    edges = []
-    templates = [(n, {**bnodes[n], "units": units_of[(bnodes[n]["rank"], bnodes[n]["stream"])],
-                      "latency": bnodes[n]["dur"], "occupancy": bnodes[n]["dur"], "also": ()})
-                 for n in ordered_nodes]
+    index = {n: i for i, n in enumerate(ordered_nodes)}
+    size = len(ordered_nodes)
+    updates = [(n, d) for n, d in bnodes.items() if d.get("update") is not None]
+    ops: list[Op] = []
+    keys: list[tuple[int, Hashable]] = []
+    # One dependence per pair: when two reasons join the same pair, the longer wait holds.
+    deps: dict[tuple[int, int], Dep] = {}
+
+    def add(u: int, v: int, kind: str, latency: int, reason: str) -> None:
+        old = deps.get((u, v))
+        if old is None or latency > old.latency:
+            deps[(u, v)] = Dep(u, v, kind, latency, 0, reason)
+
     for k in range(iterations):
-        nodes.extend(((k, n), {**t, "iteration": k}) for n, t in templates)
-        edges.extend(((k, u), (k, v), d) for u, v, d in local_attrs)
+        off = k * size
+        for n in ordered_nodes:
+            d = bnodes[n]
+            ops.append(Op(d["name"], units_of[(d["rank"], d["stream"])], d["dur"], d["dur"], (), d["kind"],
+                          payload={**d, "iteration": k}))
+            keys.append((k, n))
+        for u, v, kind, lat in local:
+            add(off + index[u], off + index[v], kind, lat, kind)
         if k:
+            prev = off - size
             # program order continues into the next iteration
             for key, first in firsts.items():
-                edges.append(((k - 1, last[key]), (k, first), {"kind": "ORDER", "latency": 0, "reason": "ORDER"}))
-            for n, d in base.nodes(data=True):
-                param = d.get("update")
-                if param is None:
-                    continue
-                for r in readers.get((d["rank"], param), ()):
-                    edges.append(((k - 1, n), (k, r), {"kind": "RAW", "latency": d["dur"],
-                                                       "reason": f"updated {param}"}))
-    return _digraph(nodes, edges)
-
-
-def _digraph(nodes: list, edges: list) -> nx.DiGraph:
-    """A DiGraph filled through its adjacency dicts (as the schedulers read them):
-    add_edges_from would take as long as the scheduling itself. Edges join
-    distinct, existing nodes; when one repeats, the larger latency is kept."""
-    g = nx.DiGraph()
-    node_attrs = dict(nodes)
-    succ: dict = {n: {} for n in node_attrs}
-    pred: dict = {n: {} for n in node_attrs}
-    for u, v, d in edges:
-        old = succ[u].get(v)
-        if old is not None and old["latency"] >= d["latency"]:
-            continue  # two reasons for one edge: the longer wait holds
-        succ[u][v] = d
-        pred[v][u] = d
-    g._node = node_attrs
-    g._adj = succ
-    g._succ = succ
-    g._pred = pred
-    return g
+                add(prev + index[last[key]], off + index[first], "ORDER", 0, "ORDER")
+            for n, d in updates:
+                for r in readers.get((d["rank"], d["update"]), ()):
+                    add(prev + index[n], off + index[r], "RAW", d["dur"], f"updated {d['update']}")
+    units = tuple(sorted({u for us in units_of.values() for u in us}))
+    machine = Machine(tg.target.name, len(units), units)
+    return SchedGraph(tuple(ops), tuple(deps.values()), machine, tuple(keys))
 
 
 def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
-    """Kahn's algorithm over *edges*; on a cycle, report it with the operators on it."""
+    """Kahn's algorithm over *edges* (fast on large steps); on a cycle, report it with
+    the operators on it."""
     indeg = {n: 0 for n in base}
     succ: dict = {n: [] for n in base}
     for u, v, _, _ in edges:
@@ -168,83 +180,85 @@ def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
 def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
     """List-schedule *iterations* unrolled copies of *plan*; raise a located error on deadlock."""
     g = unroll(tg, plan, iterations)
-    units = sorted({u for d in g._node.values() for u in d["units"]})
-    target = replace(tg.target, issue_width=len(units), units=tuple(units), groups={},
-                     name=tg.target.name, path=tg.target.path + "#training")
+    keys = g.keys
     if plan.priority is None:
         # latency-weighted height, earlier iterations first (an operator nothing waits
         # for must still finish in its own step, not drift to the end of the run)
         height = critical_path(g)
-        scale = max(height.values(), default=0) + 1
-        prio = {n: h - n[0] * scale for n, h in height.items()}
-        prio_fn = lambda _dag, p=prio: p  # noqa: E731
+        scale = max(height, default=0) + 1
+        prio = [h - keys[i][0] * scale for i, h in enumerate(height)]
     else:
         base = plan.priority
         k_scale = max((abs(v) for v in base.values()), default=0.0) * 2 + 1
-        prio = {n: base[n[1]] - n[0] * k_scale for n in g}
-        prio_fn = lambda _dag, p=prio: p  # noqa: E731
+        prio = [base[n] - k * k_scale for k, n in keys]
+
+    def by_plan(_graph: SchedGraph, p=prio) -> list:
+        return p
+    by_plan.__name__ = plan.policy
+
     contention = tg.cluster.contention
-    base_dur = {n: d["dur"] for n, d in g.nodes(data=True)} if contention > 0 else None
-    rounds = CONTENTION_ROUNDS if contention > 0 else 1
-    for r in range(rounds):
-        sched = list_schedule(g, target, priority=prio_fn)
-        # the last round's durations stay: they are the ones this schedule used
-        if base_dur is None or r == rounds - 1 or not _stretch(g, sched.cycle, base_dur, contention):
-            break
-    nodes = g._node
-    start = dict(sched.cycle)
-    end = {n: c + nodes[n]["dur"] for n, c in start.items()}
-    for n, d in nodes.items():
-        if "send" in d:
-            send = (n[0], d["send"])
-            start[n], end[n] = start[send], end[send]
-    return Run(g, start, end, dict(sched.unit), iterations, dict(sched.cycle))
+    refine = None
+    if contention > 0:
+        base_dur = [op.latency for op in g.ops]
+
+        def refine(graph: SchedGraph, schedule) -> SchedGraph | None:
+            if refine.rounds >= CONTENTION_ROUNDS:
+                return None
+            refine.rounds += 1
+            return stretched(graph, schedule.cycle, base_dur, contention)
+        refine.rounds = 1
+    solved = solve(g, ListStrategy(by_plan), refine=refine, bound=False)
+    sched, g = solved.schedule, solved.graph
+    start = {keys[i]: c for i, c in sched.cycle.items()}
+    end = {keys[i]: c + g.ops[i].latency for i, c in sched.cycle.items()}
+    for i, op in enumerate(g.ops):
+        send = op.payload.get("send")
+        if send is not None:
+            k = keys[i][0]
+            start[keys[i]], end[keys[i]] = start[(k, send)], end[(k, send)]
+    return Run(g, start, end, {keys[i]: u for i, u in sched.unit.items()}, iterations,
+               {keys[i]: c for i, c in sched.cycle.items()})
 
 
-CONTENTION_ROUNDS = 4
-
-
-def _stretch(g: nx.DiGraph, issue: dict, base_dur: dict, contention: float) -> bool:
-    """Slow every compute operator by *contention* x the time communication of its
-    rank overlaps it (compute and collectives share memory bandwidth and cores).
-    Returns whether any duration changed, so that the caller schedules again
-    (a fixed-point iteration: each round uses the previous round's overlaps).
-    O(n log n) per round."""
+def stretched(g: SchedGraph, issue: dict, base_dur: list[int], contention: float) -> SchedGraph | None:
+    """*g* with every compute operator slowed by *contention* x the time communication of
+    its rank overlaps it (compute and collectives share memory bandwidth and cores), or
+    None when no duration changes (the fixed point). O(n log n)."""
+    ops = g.ops
     comm: dict[int, list] = {}
-    for n, d in g._node.items():
-        if d["kind"] == "comm" and d["dur"]:
-            comm.setdefault(d["rank"], []).append((issue[n], issue[n] + d["dur"]))
+    for i, op in enumerate(ops):
+        if op.kind == "comm" and op.latency:
+            comm.setdefault(op.payload["rank"], []).append((issue[i], issue[i] + op.latency))
     merged = {}
     for rank, spans in comm.items():
         spans.sort()
-        out = []
+        out: list[list[int]] = []
         for a, b in spans:
             if out and a <= out[-1][1]:
                 out[-1][1] = max(out[-1][1], b)
             else:
                 out.append([a, b])
         merged[rank] = ([a for a, _ in out], out)
+    new_ops = list(ops)
     changed = False
-    succ = g._succ
-    for n, d in g._node.items():
-        if d["kind"] != "compute" or not base_dur[n] or d["rank"] not in merged:
+    for i, op in enumerate(ops):
+        rank = op.payload["rank"]
+        if op.kind != "compute" or not base_dur[i] or rank not in merged:
             continue
-        starts, spans = merged[d["rank"]]
-        a, b = issue[n], issue[n] + d["dur"]
-        i = max(bisect.bisect_right(starts, a) - 1, 0)
+        starts, spans = merged[rank]
+        a, b = issue[i], issue[i] + op.latency
+        j = max(bisect.bisect_right(starts, a) - 1, 0)
         both = 0
-        while i < len(spans) and spans[i][0] < b:
-            lo, hi = max(a, spans[i][0]), min(b, spans[i][1])
+        while j < len(spans) and spans[j][0] < b:
+            lo, hi = max(a, spans[j][0]), min(b, spans[j][1])
             if hi > lo:
                 both += hi - lo
-            i += 1
-        new = base_dur[n] + round(contention * both)
-        if new != d["dur"]:
+            j += 1
+        new = base_dur[i] + round(contention * both)
+        if new != op.latency:
             changed = True
-            d["dur"] = d["latency"] = d["occupancy"] = new
-            for v, e in list(succ[n].items()):
-                if e["kind"] in DATA_EDGES:
-                    e = dict(e, latency=new)  # edge dicts are shared between iterations: replace, never mutate
-                    succ[n][v] = e
-                    g._pred[v][n] = e
-    return changed
+            new_ops[i] = op._replace(latency=new, occupancy=new, payload={**op.payload, "dur": new})
+    if not changed:
+        return None
+    deps = tuple(d._replace(latency=new_ops[d.src].latency) if d.kind in DATA_EDGES else d for d in g.deps)
+    return g.replace(ops=tuple(new_ops), deps=deps)

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..fileio import write_output
+from schedcc.fileio import write_output
 
 
 @dataclass

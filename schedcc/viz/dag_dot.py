@@ -12,11 +12,10 @@ import shutil
 from pathlib import Path
 
 import graphviz
-import networkx as nx
 
-from ..errors import SchedccError
-from ..fileio import write_output
-from ..sched.priority import critical_path
+from schedcc.errors import SchedccError
+from schedcc.fileio import write_output
+from schedcc.problem import SchedGraph
 
 EDGE_STYLE = {
     "RAW": {"color": "black", "style": "solid"},
@@ -27,15 +26,15 @@ EDGE_STYLE = {
 }
 
 
-def critical_edges(dag: nx.DiGraph) -> set[tuple]:
+def critical_edges(dag: SchedGraph) -> set[tuple]:
     """Edges on one longest latency-weighted path through *dag*."""
-    if dag.number_of_nodes() == 0:
+    if not len(dag):
         return set()
-    height = critical_path(dag)
-    node = max(dag.nodes, key=lambda n: height[n])
+    height = dag.heights()
+    node = max(range(len(dag)), key=lambda n: height[n])
     path: set[tuple] = set()
     while True:
-        nxt = [s for s, d in dag.succ[node].items() if d["latency"] + height[s] == height[node]]
+        nxt = [d.dst for d in dag.succ[node] if d.latency + height[d.dst] == height[node]]
         if not nxt:
             return path
         path.add((node, nxt[0]))
@@ -51,17 +50,16 @@ def new_digraph(title: str = "") -> graphviz.Digraph:
                             edge_attr={"fontname": "Helvetica", "fontsize": "9"})
 
 
-def dag_to_dot(dag: nx.DiGraph, title: str = "", priority: dict | None = None,
+def dag_to_dot(dag: SchedGraph, title: str = "", priority=None,
                schedule=None, graph: graphviz.Digraph | None = None, prefix: str = "") -> graphviz.Digraph:
     """Draw *dag* into *graph* (a new one by default); node names get *prefix*
     so that several blocks can share one picture."""
-    prio = priority if priority is not None else critical_path(dag)
+    prio = priority if priority is not None else dag.heights()
     hot = critical_edges(dag)
     hot_nodes = {u for e in hot for u in e}
     g = graph if graph is not None else new_digraph(title)
-    for n, d in dag.nodes(data=True):
-        instr = d.get("instr")
-        text = html.escape(str(instr) if instr is not None else str(d.get("label", n)))
+    for n in range(len(dag)):
+        text = html.escape(dag.label(n))
         extra = f"prio {prio[n]:g}"
         if schedule is not None and n in schedule.cycle:
             extra += f" · cycle {schedule.cycle[n]}"
@@ -70,10 +68,11 @@ def dag_to_dot(dag: nx.DiGraph, title: str = "", priority: dict | None = None,
         if n in hot_nodes:
             attrs.update(color="#d62728", penwidth="2", fillcolor="#fff0f0")
         g.node(f"{prefix}{n}", **attrs)
-    for u, v, d in dag.edges(data=True):
-        style = dict(EDGE_STYLE.get(d["kind"], {}))
-        kind = d["kind"] if d["kind"] != "MEM" else f"MEM {d.get('mem', '')}".strip()
-        label = f"{kind} {d['reason']}: {d['latency']}"
+    for d in (d for out in dag.succ for d in out):
+        u, v = d.src, d.dst
+        style = dict(EDGE_STYLE.get(d.kind, {}))
+        kind = d.kind if d.kind != "MEM" else f"MEM {d.detail}".strip()
+        label = f"{kind} {d.reason}: {d.latency}"
         if (u, v) in hot:
             style.update(color="#d62728", penwidth="2.2")
         g.edge(f"{prefix}{u}", f"{prefix}{v}", label=html.escape(label), **style)

@@ -9,10 +9,10 @@ schedule does: the lecture's figure. Drawn with :mod:`schedcc.viz.timeline`.
 
 from __future__ import annotations
 
-from ..dag import build_dag
-from ..pipeliner import LoopResult
-from ..sched import list_schedule
-from .timeline import Bar, write_timeline
+from schedcc.dag import build_dag
+from schedcc.swp.pipeliner import LoopResult
+from schedcc.sched import list_schedule
+from schedcc.viz.timeline import Bar, write_timeline
 
 
 def kernel_bars(res: LoopResult, target, iterations: int | None = None, prefix: str = "") -> tuple[list[Bar], list[str]]:
@@ -33,8 +33,8 @@ def kernel_bars(res: LoopResult, target, iterations: int | None = None, prefix: 
     for k in range(count):
         lane = f"{prefix}pipelined: iteration {k}"
         lanes.append(lane)
-        for n in res.dag.nodes:
-            instr = res.dag.nodes[n]["instr"]
+        for n in range(len(res.dag)):
+            instr = res.dag.ops[n].payload
             cells.setdefault((lane, k * s.ii + s.cycle[n]), []).append(
                 (s.stage(n), instr.opcode, f"#{n} {instr} (stage {s.stage(n)}, {s.unit[n]})"))
     bars: list[Bar] = []

@@ -48,9 +48,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable, Mapping, Sequence
 
-import networkx as nx
 
-from ..dag import edge_text
+from schedcc.dag import dep_text
+from schedcc.problem import SchedGraph
 
 STALL = "--"  # the text cell of a stall cycle
 # A diagram has a row per instruction and a column per cycle: beyond this many
@@ -84,7 +84,7 @@ def issue_stage_index(target) -> int:
     if name is None:
         return 0
     if name not in stages:
-        from ..errors import SchedccError
+        from schedcc.errors import SchedccError
         raise SchedccError(f"{target.path or target.name}: [diagram] issue_stage = '{name}' is not one of "
                            f"the stages {' '.join(stages)}")
     return stages.index(name)
@@ -127,7 +127,7 @@ class PipelineDiagram:
         return sum(len(r.stalls) for r in self.rows)
 
 
-def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequence[Hashable],
+def build_diagram(dag: SchedGraph, cycle: Mapping[Hashable, int], order: Sequence[Hashable],
                   stages: Sequence[str], issue_width: int, title: str = "",
                   reasons: Mapping[Hashable, str] | None = None,
                   limit: int | None = ROW_LIMIT, issue_index: int = 0) -> PipelineDiagram:
@@ -138,7 +138,7 @@ def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequenc
     the DAG (the predecessor whose result came last) or say "unit busy".
     ``stages[issue_index]`` is the issue stage.
     """
-    nodes = dag.nodes
+    ops = dag.ops
     rows: list[DiagramRow] = []
     prev, used = 0, 0  # issue cycle of the previous instruction and slots used in it
     for pos, n in enumerate(order if limit is None else order[:limit]):
@@ -148,27 +148,24 @@ def build_diagram(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequenc
         why = ""
         if stalls:
             why = (reasons or {}).get(n, "") or _stall_words(dag, cycle, n)
-        attrs = nodes[n]
-        instr = attrs.get("instr")
-        text = str(instr) if instr is not None else str(attrs.get("label", n))
-        cells = stage_cycles(c, attrs.get("latency", 1), stages, issue_index, min(earliest, c))
+        text = dag.label(n)
+        cells = stage_cycles(c, ops[n].latency, stages, issue_index, min(earliest, c))
         rows.append(DiagramRow(n, text, c, cells, stalls, why))
         used = used + 1 if (pos and c == prev) else 1
         prev = c
-    makespan = max((cycle[n] + nodes[n].get("latency", 1) for n in order), default=0)
+    makespan = max((cycle[n] + ops[n].latency for n in order), default=0)
     return PipelineDiagram(title, tuple(stages), rows, makespan, len(order) - len(rows))
 
 
-def _stall_words(dag: nx.DiGraph, cycle: Mapping[Hashable, int], n: Hashable) -> str:
+def _stall_words(dag: SchedGraph, cycle: Mapping[Hashable, int], n: int) -> str:
     c = cycle[n]
-    for p, d in dag.pred[n].items():
-        if p in cycle and cycle[p] + d["latency"] == c:
-            instr = dag.nodes[p].get("instr", p)
-            return f"waits for '{instr}': {edge_text(dag, p, n)}"
+    for d in dag.pred[n]:
+        if d.src in cycle and cycle[d.src] + d.latency == c:
+            return f"waits for '{dag.label(d.src)}': {dep_text(d)}"
     return "waits for a busy unit"
 
 
-def diagram_for(dag: nx.DiGraph, cycle: Mapping[Hashable, int], order: Sequence[Hashable], target,
+def diagram_for(dag: SchedGraph, cycle: Mapping[Hashable, int], order: Sequence[Hashable], target,
                 title: str = "", reasons: Mapping[Hashable, str] | None = None) -> PipelineDiagram:
     """:func:`build_diagram` with the stages, issue width and issue stage of *target*."""
     return build_diagram(dag, cycle, order, target.stages, target.issue_width, title, reasons,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from .pipeline_diagram import PipelineDiagram, block_diagrams, issue_stage_index
+from schedcc.viz.pipeline_diagram import PipelineDiagram, block_diagrams, issue_stage_index
 
 STAGE_COLOURS = ["#cfe2f3", "#d9ead3", "#fce5cd", "#ead1dc", "#fff2cc", "#d0e0e3", "#e6e0f8", "#f4cccc"]
 CELL_W, CELL_H = 34, 22
@@ -152,8 +152,8 @@ def pipeline_svg(results: Sequence, target, title: str = "", max_width: float | 
 
 def write_pipeline_picture(result, path: str, inputs: tuple[str, ...] = ()) -> None:
     """Write the pipeline diagram of a :class:`schedcc.driver.ProgramResult` to *path* (.svg)."""
-    from ..errors import SchedccError
-    from ..fileio import write_output
+    from schedcc.errors import SchedccError
+    from schedcc.fileio import write_output
 
     if not str(path).lower().endswith(".svg"):
         raise SchedccError(f"cannot draw the pipeline to '{path}': use a .svg file name")

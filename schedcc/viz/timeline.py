@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import SchedccError
-from ..fileio import write_output
+from schedcc.errors import SchedccError
+from schedcc.fileio import write_output
 
 PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1",
            "#ff9da7", "#9c755f", "#bab0ac", "#2f4b7c", "#a05195"]

@@ -1,18 +1,17 @@
-"""Dependence analysis: one basic block -> a ``networkx.DiGraph``.
+"""Dependence analysis: one basic block -> its scheduling problem, a :class:`~schedcc.problem.SchedGraph`.
 
-Nodes are the instruction indices ``0..n-1`` of the block, with attributes
+Node ``i`` is instruction ``i`` of the block; its :class:`~schedcc.problem.Op`
+carries the instruction (``payload``), its class (``kind``), its result
+latency on the target and the resources it needs (``units``, ``occupancy``,
+``also``, from :class:`~schedcc.target.OpClass`), so that schedulers need
+nothing but the graph.
 
-* ``instr``: the :class:`~schedcc.ir.Instr`,
-* ``latency``: its result latency on the target,
-* ``occupancy``, ``units``, ``also``: the resources it needs (see
-  :class:`~schedcc.target.OpClass`), so that schedulers need nothing but the graph.
-
-Edges carry ``kind`` (``RAW``, ``WAR``, ``WAW``, ``MEM``, ``CTRL``), ``latency``
-(the minimum distance in cycles between the two issue times) and ``reason``
-(the register or memory location that causes it). A memory edge also says
-which hazard it is in ``mem`` (``RAW``, ``WAR`` or ``WAW`` through memory).
-When two instructions depend in more than one way the edge keeps the largest
-latency.
+A :class:`~schedcc.problem.Dep` has ``kind`` (``RAW``, ``WAR``, ``WAW``,
+``MEM``, ``CTRL``), ``latency`` (the minimum distance in cycles between the
+two issue times) and ``reason`` (the register or memory location that causes
+it); a memory dependence says which hazard it is in ``detail`` (``RAW``,
+``WAR`` or ``WAW`` through memory, or ``ORDER``). When two instructions
+depend in more than one way the dependence keeps the largest latency.
 
 Alias rules (documented in ``docs/dag.md``): different arrays never alias;
 two accesses of the same array whose indices differ by a non-zero constant in
@@ -41,7 +40,7 @@ Example::
     >>> from schedcc.target import load_target
     >>> block = parse("t0 = t1 + t2\\nt1 = t0 + t1\\n").functions[0].blocks[0]
     >>> dag = build_dag(block, load_target("mips4"))
-    >>> sorted((u, v, d["kind"], d["latency"]) for u, v, d in dag.edges(data=True))
+    >>> [(d.src, d.dst, d.kind, d.latency) for d in dag.deps]
     [(0, 1, 'RAW', 3)]
 """
 
@@ -50,11 +49,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-import networkx as nx
-
-from ._perf import paused_gc
-from .ir import Block, Instr, Mem
-from .target import Target, load_target
+from schedcc._perf import paused_gc
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Instr, Mem
+from schedcc.problem import Dep, Op, SchedGraph
+from schedcc.target import Target, load_target
 
 HUGE_REGION = 64
 
@@ -234,51 +233,61 @@ class DagBuilder:
         self.barrier = acc
 
 
-def build_dag(block: Block, target: Target | str | None = None) -> nx.DiGraph:
+def build_dag(block: Block, target: Target | str | None = None) -> SchedGraph:
     """Build the dependence DAG of *block* for *target* (default ``generic``).
 
-    Returns a DiGraph whose nodes are instruction indices; see the module
-    docstring for attributes. Raises :class:`~schedcc.errors.SchedccError` if
-    the target does not know an opcode. O(n + e), near-linear in n.
+    Returns its :class:`~schedcc.problem.SchedGraph` (see the module
+    docstring; ``.to_networkx()`` gives a ``networkx.DiGraph``). Raises
+    :class:`~schedcc.errors.SchedccError` if the target does not know an
+    opcode. O(n + e), near-linear in n.
     """
     tgt = load_target(target if target is not None else "generic")
+    if tgt.domain == "cluster":
+        raise SchedccError(f"'{tgt.name}' is a cluster model: a training step's graph comes from "
+                           "schedcc.training (schedcc train STEP.ir --target " + tgt.name + ")")
     with paused_gc():
         return _build(block, tgt)
 
 
-def _build(block: Block, tgt: Target) -> nx.DiGraph:
-    builder = DagBuilder(tgt)
-    # Edges only ever go from an earlier to a later instruction, so the node
-    # order is a topological order; schedulers use that instead of sorting.
-    graph = nx.DiGraph(block=block, target=tgt.name, ordered=True)
-    nodes = []
+def block_dependences(block: Block, target: Target) -> tuple[list[Op], list[Dep]]:
+    """The operations and dependences of *block* on *target*, for builders of other
+    graphs over the same instructions (the Ascend kernel graph, training ranks)."""
+    builder = DagBuilder(target)
+    ops: list[Op] = []
     for node, instr in enumerate(block.instrs):
-        cls = tgt.class_of(instr)
+        cls = target.class_of(instr)
         latency, occupancy = cls.cost_of(instr)
         builder.latency.append(latency)
-        nodes.append((node, {"instr": instr, "latency": latency, "occupancy": occupancy,
-                             "units": cls.units, "also": cls.also, "opclass": cls.name}))
+        ops.append(Op("", cls.units, latency, occupancy, cls.also, cls.name, False, instr))
         acc = builder.access_of(node, instr)  # before registers: address uses old values
         builder.registers(node, instr)
         if acc is not None:
             mem = instr.mem_read or instr.mem_write
             builder.memory(acc, str(mem) if mem is not None else instr.opcode)
-    graph.add_nodes_from(nodes)
     term = len(block.instrs) - 1
     if block.instrs and block.instrs[-1].is_terminator:
         has_succ = {u for u, _ in builder.edges}
         for node in range(term):
             if node not in has_succ:
                 builder.add(node, term, "CTRL", 0, "terminator")
-    graph.add_edges_from(
-        (u, v, {"kind": kind, "latency": lat, "reason": reason, **({"mem": mem} if mem else {})})
-        for (u, v), (lat, kind, reason, mem) in builder.edges.items()
-    )
-    return graph
+    deps = [Dep(u, v, kind, lat, 0, reason, mem or "")
+            for (u, v), (lat, kind, reason, mem) in builder.edges.items()]
+    return ops, deps
 
 
-def edge_text(dag: nx.DiGraph, u: int, v: int) -> str:
+def _build(block: Block, tgt: Target) -> SchedGraph:
+    ops, deps = block_dependences(block, tgt)
+    # Dependences only ever go from an earlier to a later instruction, so the
+    # node order is a topological order; schedulers use that instead of sorting.
+    return SchedGraph(tuple(ops), tuple(deps), tgt.machine, topological=True, source=block)
+
+
+def edge_text(dag: SchedGraph, u: int, v: int) -> str:
     """A student-readable description of why *v* depends on *u*."""
-    d = dag.edges[u, v]
-    kind = d["kind"] if d["kind"] != "MEM" else f"{d.get('mem', 'MEM')} through memory"
-    return f"{kind} on {d['reason']}, latency {d['latency']}"
+    return dep_text(dag.dep(u, v))
+
+
+def dep_text(d: Dep) -> str:
+    """A student-readable description of one dependence."""
+    kind = d.kind if d.kind != "MEM" else f"{d.detail or 'MEM'} through memory"
+    return f"{kind} on {d.reason}, latency {d.latency}"

@@ -1,4 +1,4 @@
-"""Printing Ascend kernels: Ascend C-style pseudo-code, utilisation, pictures, traces, JSON.
+"""Printing Ascend kernels: Ascend C-style pseudo-code, utilisation, explanations, JSON.
 
 The pseudo-code lists the instructions in issue order, each with the pipe
 whose queue it goes to, and the inserted ``SetFlag`` / ``WaitFlag`` /
@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir import format_instr
-from .kernel import KernelResult
-
-
-def _times(k: KernelResult) -> tuple[dict[int, int], dict[int, int]]:
-    if k.check is not None:
-        return k.check.start, k.check.end
-    start = dict(k.schedule.cycle)
-    return start, {n: start[n] + k.dag.nodes[n]["latency"] for n in start}
+from schedcc.ascend.deps import COMPLETE
+from schedcc.ascend.kernel import KernelResult
+from schedcc.ir import format_instr
 
 
 def _pad(text: str, width: int = 48) -> str:
@@ -26,7 +20,7 @@ def _pad(text: str, width: int = 48) -> str:
 
 
 def format_block_code(k: KernelResult) -> list[str]:
-    start, end = _times(k)
+    start, end = k.times()
     return _code_lines(k.block.label, k.block.instrs, k.sync.stream, k.sync.flags, start, end)
 
 
@@ -130,7 +124,7 @@ def format_summary(k: KernelResult) -> str:
                  f"-> {len(s.flags)} SetFlag/WaitFlag pair{'s' if len(s.flags) != 1 else ''} after reduction; "
                  f"barriers: {s.barriers_before} same-pipe dependence{'s' if s.barriers_before != 1 else ''} "
                  f"-> {len(s.barriers)} PipeBarrier")
-    freeing = sum(1 for _, _, d in k.dag.edges(data=True) if d["kind"] == "EVENT")
+    freeing = sum(1 for d in k.dag.deps if d.kind == "EVENT")
     if freeing:
         lines.append(f"  event IDs ran short: {freeing} extra ordering{'s' if freeing != 1 else ''} "
                      "(a pipe waits for an old flag's consumer before it sets the flag again)")
@@ -157,64 +151,20 @@ def format_report(kernels: list[KernelResult]) -> str:
     return "\n".join(parts)
 
 
-# -- pictures and traces ---------------------------------------------------------------------
-
-def timeline_bars(kernels: list[KernelResult]):
-    """One bar per instruction, one lane per pipe; blocks are laid end to end."""
-    from ..viz.timeline import Bar
-    bars = []
-    offset = 0
-    for k in kernels:
-        start, end = _times(k)
-        for n, d in k.dag.nodes(data=True):
-            instr = d["instr"]
-            occupancy = d["occupancy"]
-            bars.append(Bar(lane=k.schedule.unit[n], start=offset + start[n],
-                            end=offset + start[n] + occupancy, label=instr.opcode,
-                            category=d.get("opclass", ""),
-                            tooltip=f"{k.block.label} #{n} {instr}: cycles {start[n]}-{end[n]} "
-                                    f"(busy {occupancy}, result at {end[n]})"))
-        offset += max(end.values(), default=0)
-    return bars
-
-
-def trace_events(kernels: list[KernelResult]):
-    """Chrome trace events (one thread per pipe) and flows along the inserted flags."""
-    from ..viz.chrome_trace import TraceEvent
-    events, flows = [], []
-    offset = 0
-    for b, k in enumerate(kernels):
-        start, end = _times(k)
-        us = k.model.cycles_to_us
-        process = f"AI core ({k.target.name})"
-        for n, d in k.dag.nodes(data=True):
-            instr = d["instr"]
-            events.append(TraceEvent(
-                name=instr.opcode, process=process, thread=k.schedule.unit[n],
-                start_us=us(offset + start[n]), dur_us=us(end[n] - start[n]), cat=d.get("opclass", ""),
-                args={"instruction": str(instr), "block": f"{k.function.name}/{k.block.label}", "id": n,
-                      "start_cycle": offset + start[n], "end_cycle": offset + end[n],
-                      "busy_cycles": d["occupancy"]},
-                id=f"{b}:{n}"))
-        flows.extend((f"{b}:{f.src}", f"{b}:{f.dst}") for f in k.sync.flags)
-        offset += max(end.values(), default=0)
-    return events, flows
-
-
 def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
-    from .. import __version__
+    from schedcc import __version__
     out = []
     for k in kernels:
-        start, end = _times(k)
+        start, end = k.times()
         s = k.sync
         out.append({
             "function": k.function.name, "block": k.block.label,
             "makespan": k.check.makespan if k.check is not None else k.makespan,
             "scheduled_makespan": k.makespan, "serial": k.serial_cycles, "bound": k.bound,
             "bottleneck": k.bottleneck, "busy": k.busy,
-            "instructions": [{"id": n, "text": str(d["instr"]), "pipe": k.schedule.unit[n],
-                              "start": start[n], "end": end[n], "busy": d["occupancy"]}
-                             for n, d in k.dag.nodes(data=True)],
+            "instructions": [{"id": n, "text": str(op.payload), "pipe": k.schedule.unit[n],
+                              "start": start[n], "end": end[n], "busy": op.occupancy}
+                             for n, op in enumerate(k.dag.ops)],
             "program": [{"kind": op.kind, "pipe": op.pipe,
                          **({"id": op.node} if op.node is not None else {}),
                          **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
@@ -271,9 +221,9 @@ def format_explain(k: KernelResult) -> str:
     pipe = k.schedule.unit
 
     def what(u: int, v: int) -> str:
-        d = dag.edges[u, v]
-        kind = d.get("mem", "MEM") + " through memory" if d["kind"] == "MEM" else d["kind"]
-        return f"{kind} on {d['reason']}"
+        d = dag.dep(u, v)
+        kind = (d.detail or "MEM") + " through memory" if d.kind == "MEM" else d.kind
+        return f"{kind} on {d.reason}"
 
     lines = [f"Synchronisation of {k.function.name} / {k.block.label}, step by step:"]
     covered: set[tuple[int, int]] = set()
@@ -288,10 +238,10 @@ def format_explain(k: KernelResult) -> str:
                              "finished when this flag fires")
     for p, n in s.barriers:
         lines.append(f"  PipeBarrier<PIPE_{p}> before #{n} '{instrs[n]}': it needs "
-                     + ", ".join(f"#{u} ({what(u, n)})" for u in dag.pred[n]
-                                 if pipe[u] == p and dag.edges[u, n].get("sync") == "complete"))
-    implied = [(u, v) for u, v, d in dag.edges(data=True)
-               if d.get("sync") == "complete" and pipe[u] != pipe[v] and (u, v) not in covered]
+                     + ", ".join(f"#{d.src} ({what(d.src, n)})" for d in dag.pred[n]
+                                 if pipe[d.src] == p and d.tag == COMPLETE))
+    implied = [(d.src, d.dst) for d in (d for out in dag.succ for d in out)
+               if d.tag == COMPLETE and pipe[d.src] != pipe[d.dst] and (d.src, d.dst) not in covered]
     for u, v in implied:
         lines.append(f"  no flag for #{u} -> #{v} ({what(u, v)}, {pipe[u]} -> {pipe[v]}): "
                      "implied by the flags and the pipes' order")
@@ -317,20 +267,6 @@ def format_loop(lk) -> str:
     return "\n".join(lines)
 
 
-def loop_timeline_bars(lk):
-    from ..viz.timeline import Bar
-    bars = []
-    n = len(lk.body.instrs) - 1
-    for x, start in lk.check.start.items():
-        node = x % n
-        d = lk.dag.nodes[node]
-        it = x // n
-        bars.append(Bar(lane=d["units"][0], start=start, end=start + d["occupancy"],
-                        label=d["instr"].opcode, category=f"iteration {it}",
-                        tooltip=f"iteration {it} #{node} {d['instr']}: cycles {start}-{lk.check.end[x]}"))
-    return bars
-
-
 def loop_json(lk) -> dict[str, Any]:
     return {"function": lk.function.name, "block": lk.label, "unroll": lk.unroll, "buffers": lk.copies,
             "cycles_per_tile": lk.cycles_per_tile, "iterations_checked": lk.iterations,
@@ -342,26 +278,3 @@ def loop_json(lk) -> dict[str, Any]:
             "program": [{"kind": op.kind, "pipe": op.pipe, **({"id": op.node} if op.node is not None else {}),
                          **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
                         for op in lk.stream]}
-
-
-def loop_trace_events(lk):
-    """Chrome trace events of a tile loop run back to back, one thread per pipe."""
-    from ..viz.chrome_trace import TraceEvent
-    n = len(lk.body.instrs) - 1
-    us = ascend_model_of(lk).cycles_to_us
-    events = []
-    for x, start in lk.check.start.items():
-        node, it = x % n, x // n
-        d = lk.dag.nodes[node]
-        events.append(TraceEvent(
-            name=d["instr"].opcode, process=f"AI core ({lk.dag.graph.get('target', '')})",
-            thread=d["units"][0], start_us=us(start), dur_us=us(lk.check.end[x] - start),
-            cat=f"iteration {it}", args={"instruction": str(d["instr"]), "iteration": it, "id": node,
-                                         "start_cycle": start, "end_cycle": lk.check.end[x]}))
-    return events
-
-
-def ascend_model_of(lk):
-    from ..target import load_target
-    from .model import ascend_model
-    return ascend_model(load_target(lk.dag.graph["target"]))

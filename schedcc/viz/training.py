@@ -16,12 +16,11 @@ Example::
 
 from __future__ import annotations
 
-from ..viz.chrome_trace import TraceEvent, write_chrome_trace
-from ..viz.timeline import Bar, write_timeline
-from .costs import TICKS_PER_US
-from .pipeline import PipelineResult
-from .policies import DATA_EDGES
-from .result import StepResult
+from schedcc.viz.chrome_trace import TraceEvent, write_chrome_trace
+from schedcc.viz.timeline import Bar, write_timeline
+from schedcc.training.costs import TICKS_PER_US
+from schedcc.training.pipeline import PipelineResult
+from schedcc.training.result import StepResult
 
 COLORS = {"forward": "#4e79a7", "backward": "#f28e2b", "weight grad": "#59a14f", "optimizer": "#b07aa1",
           "compute": "#4e79a7", "comm:dp": "#e15759", "comm:tp": "#edc948", "comm:pp": "#76b7b2",
@@ -48,7 +47,7 @@ def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, s
     events: list[TraceEvent] = []
     ids: dict = {}
     multi = run.iterations > 1
-    for i, (n, d) in enumerate(run.graph.nodes(data=True)):
+    for i, (n, d) in enumerate(run.nodes()):
         keys = ("bytes", "group", "ranks", "layer") if d["kind"] == "comm" else ("flops", "bytes", "act", "layer")
         args = {k: d[k] for k in keys if d.get(k)}
         if d.get("members"):
@@ -60,9 +59,8 @@ def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, s
         events.append(TraceEvent(d["name"] + (f" [it{d['iteration']}]" if multi else ""), f"rank {d['rank']}",
                                  d["stream"], run.start[n] / TICKS_PER_US,
                                  (run.end[n] - run.start[n]) / TICKS_PER_US, args, _category(d), ids[n]))
-    flows = [(ids[u], ids[v]) for u, v, e in run.graph.edges(data=True)
-             if e["kind"] in DATA_EDGES and (run.graph.nodes[u]["rank"], run.graph.nodes[u]["stream"])
-             != (run.graph.nodes[v]["rank"], run.graph.nodes[v]["stream"])]
+    where = {n: (d["rank"], d["stream"]) for n, d in run.nodes()}
+    flows = [(ids[u], ids[v]) for u, v in run.data_edges() if where[u] != where[v]]
     return events, flows
 
 
@@ -71,7 +69,7 @@ def step_bars(result: StepResult) -> list[Bar]:
     multi = run.iterations > 1
     return [Bar(f"rank {d['rank']} {d['stream']}", run.start[n] / TICKS_PER_US, run.end[n] / TICKS_PER_US,
                 "", _category(d), d["name"] + (f" [it{d['iteration']}]" if multi else ""))
-            for n, d in run.graph.nodes(data=True) if run.end[n] > run.start[n]]
+            for n, d in run.nodes() if run.end[n] > run.start[n]]
 
 
 def write_step_trace(path: str, result: StepResult, inputs: tuple[str, ...] = ()) -> None:

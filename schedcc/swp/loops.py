@@ -15,10 +15,9 @@ Everything else is reported as a :class:`NotPipelined` with a reason a student
 can act on (the idea of LLVM's pipeliner remarks).
 
 :func:`loop_dag` builds the dependence graph of one iteration plus the
-loop-carried dependences, as a ``networkx.DiGraph`` of the same shape as
-:func:`schedcc.dag.build_dag` (node attributes ``instr latency occupancy units
-also opclass``); every edge also has a ``distance``: 0 within an iteration, d
-when iteration k+d depends on iteration k. Register values are renamed by the
+loop-carried dependences, a :class:`~schedcc.problem.SchedGraph` with the
+operations of :func:`schedcc.dag.build_dag`; every dependence also has a
+``distance``: 0 within an iteration, d when iteration k+d depends on iteration k. Register values are renamed by the
 code generator (modulo variable expansion), so only true (RAW) register
 dependences are edges. Memory dependences use the subscripts: an address is
 evaluated symbolically as ``sum(coef * entry value) + const + step * k`` in
@@ -47,7 +46,7 @@ Example::
     >>> loop.iv.reg, loop.iv.step
     ('i', 1)
     >>> g = loop_dag(loop, "generic")
-    >>> g.edges[1, 0]["distance"], g.edges[1, 0]["mem"]
+    >>> g.dep(1, 0).distance, g.dep(1, 0).detail
     (2, 'RAW')
 """
 
@@ -55,11 +54,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
-from .dag import build_dag, has_unknown_side_effects
-from .ir import Block, Const, Function, Instr, Mem, Reg
-from .target import Target, load_target
+from schedcc.dag import build_dag, has_unknown_side_effects
+from schedcc.ir import Block, Const, Function, Instr, Mem, Reg
+from schedcc.problem import Dep, SchedGraph
+from schedcc.target import Target, load_target
 
 COMPARISONS = {"lt", "le", "gt", "ge", "eq", "ne"}
 _SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -385,26 +383,26 @@ def memory_distances(a_addr, b_addr) -> list[int] | None:
     return [d] if d >= 0 else []
 
 
-def loop_dag(loop: Loop, target: Target | str) -> nx.DiGraph:
+def loop_dag(loop: Loop, target: Target | str) -> SchedGraph:
     """The dependence graph of *loop* with iteration distances; see the module docstring.
 
-    Node attributes are those of :func:`schedcc.dag.build_dag`; the loop branch
-    also has ``kernel_end=True`` (it issues in the last row of the kernel).
-    Edge attributes: ``kind latency reason distance`` (and ``mem`` for memory).
+    Operations are those of :func:`schedcc.dag.build_dag`; the loop branch is
+    ``kernel_end`` (it issues in the last row of the kernel). Dependences carry
+    their ``distance``; a memory one its hazard in ``detail``.
     """
     tgt = load_target(target)
     base = build_dag(loop.block, tgt)
     instrs = loop.block.instrs
-    g = nx.DiGraph(block=loop.block, target=tgt.name, loop=loop.name)
-    for n, d in base.nodes(data=True):
-        g.add_node(n, **d)
-    g.nodes[loop.exit.branch]["kernel_end"] = True
-    lat = {n: d["latency"] for n, d in base.nodes(data=True)}
+    ops = list(base.ops)
+    branch = loop.exit.branch
+    ops[branch] = ops[branch]._replace(kernel_end=True)
+    lat = [op.latency for op in ops]
+    edges: dict[tuple[int, int], dict] = {}  # one per pair, in the order first found
 
     def add(u: int, v: int, kind: str, latency: int, distance: int, reason: str, mem: str | None = None):
         if u == v and distance == 0:
             return
-        old = g.edges[u, v] if g.has_edge(u, v) else None
+        old = edges.get((u, v))
         attrs = {"kind": kind, "latency": latency, "distance": distance, "reason": reason}
         if mem:
             attrs["mem"] = mem
@@ -415,7 +413,9 @@ def loop_dag(loop: Loop, target: Target | str) -> nx.DiGraph:
                 # Neither implies the other: keep one edge that implies both.
                 attrs["latency"] = max(latency, old["latency"])
                 attrs["distance"] = min(distance, old["distance"])
-        g.add_edge(u, v, **attrs)
+            old.update(attrs)
+        else:
+            edges[(u, v)] = attrs
 
     for (node, reg), (src, dist) in loop.reaching.items():
         add(src, node, "RAW", lat[src], dist, reg)
@@ -441,4 +441,8 @@ def loop_dag(loop: Loop, target: Target | str) -> nx.DiGraph:
                 if d == 0 and a >= b:
                     continue  # within one iteration only program order counts
                 add(a, b, "MEM", latency, d, text, hazard)
-    return g
+    deps = tuple(Dep(u, v, a["kind"], a["latency"], a["distance"], a["reason"], a.get("mem", ""))
+                 for (u, v), a in edges.items())
+    # Source-major order: the order in which the recurrence analysis reports cycles.
+    deps = tuple(sorted(deps, key=lambda d: d.src))
+    return SchedGraph(tuple(ops), deps, tgt.machine, source=loop)

@@ -20,8 +20,8 @@ import copy
 import difflib
 import tomllib
 
-from .errors import SchedccError
-from .target import Target, target_from_data
+from schedcc.errors import SchedccError
+from schedcc.target import Target, target_from_data
 
 
 def _value(text: str):

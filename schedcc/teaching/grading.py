@@ -31,13 +31,12 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-import networkx as nx
-
-from .dag import build_dag
-from .ir import Block, Instr, Loc, Program
-from .sched import list_schedule, lower_bound
-from .sim import simulate_in_order
-from .target import Target, check_opcodes, load_target
+from schedcc.dag import build_dag
+from schedcc.ir import Block, Instr, Loc, Program
+from schedcc.sched import list_schedule, lower_bound
+from schedcc.problem import SchedGraph
+from schedcc.sim import simulate_in_order, simulate_order
+from schedcc.target import Target, check_opcodes, load_target
 
 
 @dataclass
@@ -68,7 +67,7 @@ class BlockCheck:
     scheduler_cycles: int = 0
     lower_bound: int = 0
     bound_reason: str = ""
-    dag: nx.DiGraph | None = None
+    dag: SchedGraph | None = None
 
     @property
     def legal(self) -> bool:
@@ -131,8 +130,8 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     """Check one block (see :func:`check_reordering`)."""
     dag = build_dag(original, target)
     res = BlockCheck(function, original.label, len(original.instrs), dag=dag)
-    sched = list_schedule(dag, target, priority=priority)
-    bound = lower_bound(dag, target)
+    sched = list_schedule(dag, priority=priority)
+    bound = lower_bound(dag)
     res.original_cycles = simulate_in_order(original, target, dag).makespan
     res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
     order = _match(student, original, res.problems)
@@ -143,12 +142,10 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     if res.violations:
         return res
     # Issue the student's order in order, with the original's dependences.
-    position = {orig: pos for pos, orig in enumerate(order)}
-    relabelled = nx.relabel_nodes(dag, position)
-    sim = simulate_in_order(student, target, relabelled)
+    sim = simulate_order(dag, order)
     res.cycles = sim.makespan
-    res.issue = {orig: sim.cycle[pos] for orig, pos in position.items()}
-    res.stalls = {order[pos]: why for pos, why in sim.stall.items()}
+    res.issue = dict(sim.cycle)
+    res.stalls = dict(sim.stall)
     return res
 
 
@@ -179,27 +176,27 @@ def _at(loc: Loc | None) -> str:
 _RANK = {"RAW": 0, "MEM": 1, "WAW": 2, "WAR": 3, "CTRL": 4}
 
 
-def _violations(dag: nx.DiGraph, order: list[int], student: Block) -> list[Violation]:
+def _violations(dag: SchedGraph, order: list[int], student: Block) -> list[Violation]:
     """Every dependence of *dag* that the student's order breaks, in the student's order."""
     placed: set[int] = set()
     loc_of = {orig: student.instrs[pos].loc for pos, orig in enumerate(order)}
     out: list[Violation] = []
     for v in order:
-        late = [u for u in dag.pred[v] if u not in placed]
-        late.sort(key=lambda u: (_RANK.get(dag.edges[u, v]["kind"], 9), u))
-        for u in late:
-            d = dag.edges[u, v]
-            out.append(Violation(v, u, d["kind"], d["reason"], violation_text(dag, u, v),
+        late = [d for d in dag.pred[v] if d.src not in placed]
+        late.sort(key=lambda d: (_RANK.get(d.kind, 9), d.src))
+        for d in late:
+            u = d.src
+            out.append(Violation(v, u, d.kind, d.reason, violation_text(dag, u, v),
                                  loc_of.get(v), loc_of.get(u)))
         placed.add(v)
     return out
 
 
-def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
+def violation_text(dag: SchedGraph, u: int, v: int) -> str:
     """Why *v* may not be issued before *u*, in the lecture's words."""
-    d = dag.edges[u, v]
-    first, then = dag.nodes[u]["instr"], dag.nodes[v]["instr"]
-    kind, what = d["kind"], d["reason"]
+    d = dag.dep(u, v)
+    first, then = dag.ops[u].payload, dag.ops[v].payload
+    kind, what = d.kind, d.reason
     if kind == "RAW":
         return f"{then} is issued before {first} has produced {what}: RAW on {what}"
     if kind == "WAR":
@@ -208,7 +205,7 @@ def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
         return f"{then} is issued before {first}, which writes {what} first: WAW on {what}"
     if kind == "CTRL":
         return f"the terminator {then} is issued before {first}: the terminator must stay last"
-    hazard = d.get("mem", "")
+    hazard = d.detail
     if hazard == "RAW":
         return f"{then} is issued before {first} has stored {what}: RAW through memory on {what}"
     if hazard == "WAR":
@@ -222,5 +219,5 @@ def violation_text(dag: nx.DiGraph, u: int, v: int) -> str:
 def parse_program(text: str, name: str, lang: str | None = None) -> Program:
     """Parse with the front end for *lang*, or for *name*'s extension (``.ir``,
     ``.ll``, ``.s``); see :mod:`schedcc.frontends`."""
-    from .frontends import parse_file
+    from schedcc.frontends import parse_file
     return parse_file(text, name, lang)

@@ -1,179 +1,37 @@
-"""Machine models: loading and validating the data files in ``targets/``.
+"""Loading and validating the machine models in ``targets/`` (format: ``docs/targets.md``).
 
-A machine model is data, not code (LLVM's SchedMachineModel is the model for
-this). A TOML file names the issue width, the functional units, and per class
-of opcodes the units that may execute it, the result latency and how long it
-occupies its unit. A CPU's issue port, an Ascend pipe and a cluster's
-communication stream are all *units* to the scheduler. The format is
-described in ``docs/targets.md``.
+Every value is checked as it is read; an error names the file and the key.
+The loader knows nothing of the domains: tables it does not read
+(``[ascend]``, ``[cluster]``) stay in :attr:`Target.raw` for the domain code
+that does, and a cost that depends on operands is a formula
+(:mod:`schedcc.target.formula`), never a function named by the file.
 
 Example::
 
-    >>> t = load_target("mips4")
-    >>> t.issue_width, t.stages
-    (1, ('ID', 'RR', 'ALU', 'RW'))
-    >>> t.op_class("add").latency
-    3
+    >>> from schedcc import parse
+    >>> t = load_target("ascend")
+    >>> i = parse("x_ub = copy_in xGm[0] {bytes = 16KiB}\\n").functions[0].blocks[0].instrs[0]
+    >>> t.class_of(i).cost_of(i)   # busy 16384 / 64 bytes per cycle; the result 200 cycles later
+    (456, 256)
 """
 
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import functools
-import math
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .errors import SchedccError
-from .ir import Instr, Loc
-from .resources import targets_dir
+from schedcc.errors import SchedccError
+from schedcc.ir import Loc
+from schedcc.resources import targets_dir
+from schedcc.target.formula import Formula, FormulaError
+from schedcc.target.model import OpClass, Target
+CLASS_KEYS = frozenset({"opcodes", "units", "latency", "occupancy", "also", "latency_per", "occupancy_per",
+                        "params", "description"})
 
-# Named cost functions a class may use (``cost = "name"``) when a latency is
-# not a linear function of attributes. Each takes (op_class, instr) and
-# returns (latency, occupancy). Targets that need one register it here.
-CostFunction = Callable[["OpClass", Instr], tuple[int, int]]
-COST_FUNCTIONS: dict[str, CostFunction] = {}
-
-
-def register_cost_function(name: str) -> Callable[[CostFunction], CostFunction]:
-    def deco(fn: CostFunction) -> CostFunction:
-        COST_FUNCTIONS[name] = fn
-        return fn
-    return deco
-
-
-@dataclass(frozen=True)
-class OpClass:
-    """How one class of opcodes executes.
-
-    ``units`` are the unit instances that can execute it (the scheduler picks
-    one); ``occupancy`` is how many cycles that unit is then busy (1 means
-    pipelined); ``also`` lists further resources held for a number of cycles
-    from issue (a divider behind an ALU port). Latencies may grow with
-    attributes: ``latency + sum(ceil(attr / rate) for attr, rate in latency_per)``.
-    """
-
-    name: str
-    opcodes: tuple[str, ...]
-    units: tuple[str, ...]
-    latency: int
-    occupancy: int = 1
-    also: tuple[tuple[str, int], ...] = ()
-    latency_per: tuple[tuple[str, float], ...] = ()
-    occupancy_per: tuple[tuple[str, float], ...] = ()
-    cost: str | None = None
-    params: tuple[tuple[str, Any], ...] = ()  # free-form numbers for cost functions
-
-    def param(self, name: str, default: Any = None) -> Any:
-        return dict(self.params).get(name, default)
-
-    def cost_of(self, instr: Instr) -> tuple[int, int]:
-        """(result latency, unit occupancy) of *instr* in this class."""
-        if self.cost is not None:
-            return COST_FUNCTIONS[self.cost](self, instr)
-        latency, occupancy = self.latency, self.occupancy
-        for attr, rate in self.latency_per:
-            latency += _scaled(instr, attr, rate)
-        for attr, rate in self.occupancy_per:
-            occupancy += _scaled(instr, attr, rate)
-        return latency, max(occupancy, 1)
-
-
-def _scaled(instr: Instr, attr: str, rate: float) -> int:
-    value = instr.attr(attr, 0)
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return 0
-    return int(math.ceil(value / rate))
-
-
-@dataclass(frozen=True)
-class Target:
-    """A machine model. Build one with :func:`load_target`."""
-
-    name: str
-    description: str
-    issue_width: int
-    units: tuple[str, ...]  # unit instances, e.g. ("ALU0", "ALU1", "AGU0")
-    groups: dict[str, tuple[str, ...]]  # group name -> its instances
-    classes: tuple[OpClass, ...]
-    stages: tuple[str, ...] = ("IF", "EX", "WB")
-    in_order: bool = True
-    war_latency: int = 0
-    waw_latency: int = 1
-    aliases: tuple[str, ...] = ()
-    path: str = ""
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @functools.cached_property
-    def _exact(self) -> dict[str, OpClass]:
-        table: dict[str, OpClass] = {}
-        for cls in self.classes:
-            for op in cls.opcodes:
-                if not any(c in op for c in "*?["):
-                    table.setdefault(op, cls)
-        return table
-
-    @functools.cached_property
-    def _patterns(self) -> list[tuple[str, OpClass]]:
-        return [(op, cls) for cls in self.classes for op in cls.opcodes if any(c in op for c in "*?[")]
-
-    @functools.lru_cache(maxsize=None)
-    def op_class(self, opcode: str) -> OpClass | None:
-        """The class executing *opcode*, or None if this target does not know it."""
-        cls = self._exact.get(opcode)
-        if cls is not None:
-            return cls
-        for pattern, cls in self._patterns:
-            if fnmatch.fnmatchcase(opcode, pattern):
-                return cls
-        return None
-
-    def known_opcodes(self) -> list[str]:
-        return sorted(self._exact)
-
-    def class_of(self, instr: Instr) -> OpClass:
-        cls = self.op_class(instr.opcode)
-        if cls is None:
-            raise unknown_opcode_error(self, instr)
-        return cls
-
-    def latency(self, instr: Instr) -> int:
-        return self.class_of(instr).cost_of(instr)[0]
-
-    def occupancy(self, instr: Instr) -> int:
-        return self.class_of(instr).cost_of(instr)[1]
-
-    def unit_count(self) -> dict[str, int]:
-        return {g: len(members) for g, members in self.groups.items()}
-
-    def __hash__(self) -> int:
-        return hash((self.name, self.path))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Target) and (self.name, self.path) == (other.name, other.path)
-
-
-def unknown_opcode_error(target: Target, instr: Instr) -> SchedccError:
-    close = difflib.get_close_matches(instr.opcode, target.known_opcodes(), n=4, cutoff=0.5)
-    notes = [f"did you mean {', '.join(repr(c) for c in close)}?"] if close else []
-    notes.append(f"'schedcc targets --show {target.name}' lists the opcodes it knows")
-    return SchedccError(f"target '{target.name}' has no opcode '{instr.opcode}'", instr.opcode_loc or instr.loc,
-                        notes=notes, width=max(len(instr.opcode), 1))
-
-
-def check_opcodes(program, target: Target) -> None:
-    """Raise a located :class:`SchedccError` for the first opcode *target* does not know."""
-    for _, block in program.blocks():
-        for instr in block.instrs:
-            if target.op_class(instr.opcode) is None:
-                raise unknown_opcode_error(target, instr)
-
-
-# -- loading ---------------------------------------------------------------------
 
 class _Validator:
     """Reads values out of the TOML tables with errors naming file and key."""
@@ -273,6 +131,12 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
         key = f"classes.{cname}"
         if not isinstance(spec, dict):
             raise v.fail(key, "expected a table")
+        for extra in spec.keys() - CLASS_KEYS:
+            hint = (" (machine models are data: write an operand-dependent cost as a formula, "
+                    "docs/targets.md)" if extra == "cost" else "")
+            close = difflib.get_close_matches(extra, sorted(CLASS_KEYS), n=1)
+            hint = hint or (f" (did you mean '{close[0]}'?)" if close else "")
+            raise v.fail(f"{key}.{extra}", f"unknown key{hint}")
         opcodes = v.get(spec, f"{key}.opcodes", list)
         if not opcodes or not all(isinstance(o, str) for o in opcodes):
             raise v.fail(f"{key}.opcodes", "expected a non-empty list of opcode names")
@@ -297,22 +161,18 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
                 if not isinstance(rate, (int, float)) or isinstance(rate, bool) or rate <= 0:
                     raise v.fail(f"{key}.{per}.{attr}", f"expected a positive rate, got {rate!r}")
             rates[per] = tuple(table.items())
-        cost = v.get(spec, f"{key}.cost", str, None)
-        if cost is not None and cost not in COST_FUNCTIONS:
-            _load_cost_plugins()
-            if cost not in COST_FUNCTIONS:
-                raise v.fail(f"{key}.cost", f"unknown cost function '{cost}'")
         params = v.get(spec, f"{key}.params", dict, {})
-        # A cluster model's numbers ([cluster], see docs/cost-model.md) reach its cost functions.
-        cluster = data.get("cluster") if isinstance(data.get("cluster"), dict) else {}
-        params = {**{k: x for k, x in cluster.items() if not isinstance(x, dict)}, **params}
+        for pname, pvalue in params.items():
+            if isinstance(pvalue, bool) or not isinstance(pvalue, (int, float)):
+                raise v.fail(f"{key}.params.{pname}", f"expected a number, got {pvalue!r}")
+        costs = {what: _cost(v, spec, f"{key}.{what}", default, set(params))
+                 for what, default in (("latency", ...), ("occupancy", 1))}
         classes.append(OpClass(
             name=cname, opcodes=tuple(opcodes), units=tuple(dict.fromkeys(chosen)),
-            latency=v.get(spec, f"{key}.latency", int, 0 if cost is not None else ..., minimum=0),
-            occupancy=v.get(spec, f"{key}.occupancy", int, 1, minimum=1),
+            latency=costs["latency"], occupancy=costs["occupancy"],
             also=tuple((u, c) for u, c in also.items()),
             latency_per=rates["latency_per"], occupancy_per=rates["occupancy_per"],
-            cost=cost, params=tuple(params.items()),
+            params=tuple(params.items()),
         ))
     if not classes:
         raise v.fail("classes", "a target needs at least one opcode class")
@@ -323,14 +183,26 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
                   path=path, raw=data)
 
 
-def _load_cost_plugins() -> None:
-    """Import modules that register cost functions (they live beside their targets' code)."""
-    import importlib
-    for module in ("schedcc.costs", "schedcc.training.costs"):
+def _cost(v: _Validator, spec: dict, key: str, default: Any, params: set[str]) -> int | Formula:
+    """A latency or occupancy: a non-negative integer, or a formula string."""
+    short = key.rsplit(".", 1)[-1]
+    value = spec.get(short, default)
+    if value is ...:
+        raise v.fail(key, "missing")
+    if isinstance(value, str):
         try:
-            importlib.import_module(module)
-        except ModuleNotFoundError:
-            pass
+            formula = Formula.parse(value, key)
+        except FormulaError as err:
+            raise v.fail(key, str(err)) from None
+        if short == "occupancy" and "occupancy" in formula.names:
+            raise v.fail(key, "an occupancy formula cannot name 'occupancy'")
+        return formula
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise v.fail(key, f"expected an integer or a formula string, got {value!r}")
+    minimum = 1 if short == "occupancy" else 0
+    if value < minimum:
+        raise v.fail(key, f"must be at least {minimum}, got {value!r}")
+    return value
 
 
 def _target_files() -> list[Path]:

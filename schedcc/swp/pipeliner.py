@@ -18,18 +18,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import networkx as nx
-
-from .dag import build_dag
-from .errors import SchedccError
-from .ir import Block, Program
-from .loops import Loop, NotPipelined, find_loops, loop_dag
-from .sched import list_schedule
-from .sched.lifetimes import RegisterPressure, register_pressure
-from .sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
-from .sched.modulo_verify import verify_modulo
-from .swp_codegen import generate
-from .target import Target, check_opcodes, load_target
+from schedcc.dag import build_dag
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Program
+from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag
+from schedcc.problem import SchedGraph
+from schedcc.sched import list_schedule
+from schedcc.sched.solve import ModuloStrategy, solve
+from schedcc.sched.lifetimes import RegisterPressure, register_pressure
+from schedcc.sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
+from schedcc.swp.codegen import generate
+from schedcc.target import Target, check_opcodes, load_target
 
 
 @dataclass
@@ -38,7 +37,7 @@ class LoopResult:
     or (``schedule is None``) the reason it was left alone."""
 
     loop: Loop | NotPipelined
-    dag: nx.DiGraph | None = None
+    dag: SchedGraph | None = None
     schedule: ModuloSchedule | None = None
     pressure: RegisterPressure | None = None
     cycles_before: int = 0          # one iteration list-scheduled, without overlap
@@ -69,11 +68,11 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
     dag = loop_dag(loop, target)
+    options = (("accept", accept),) if accept is not None else ()
     try:
-        sched = modulo_schedule(dag, target, algorithm=algorithm, accept=accept)
+        sched = solve(dag, ModuloStrategy(algorithm, options), bound=False).schedule
     except SchedccError as err:
         return LoopResult(loop, dag, cycles_before=before, reason=err.message)
-    verify_modulo(dag, sched.ii, sched.cycle, sched.unit, target.issue_width)
     pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()))
     blocks = generate(loop, sched, pressure)
     return LoopResult(loop, dag, sched, pressure, before, blocks)
@@ -82,7 +81,7 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
                      accept: AcceptFunction | None = None) -> PipelineResult:
     """Pipeline every loop of *program* that can be; see the module docstring."""
-    tgt = load_target(target)
+    tgt = load_target(target)  # a public entry point: a model's name works too
     check_opcodes(program, tgt)
     results: list[LoopResult] = []
     functions = []

@@ -1,6 +1,6 @@
 """Code generation for a software-pipelined loop: prologue, kernel, epilogue.
 
-Given a loop (:mod:`schedcc.loops`), its modulo schedule with II and S
+Given a loop (:mod:`schedcc.swp.loops`), its modulo schedule with II and S
 stages, and the modulo-variable-expansion plan (kernel unroll factor u, q
 register copies per value; :mod:`schedcc.sched.lifetimes`), the loop block
 ``L`` is replaced by::
@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .ir import Affine, Block, Const, Instr, Label, Mem, Reg
-from .loops import Loop
-from .sched.lifetimes import RegisterPressure
-from .sched.modulo import ModuloSchedule
+from schedcc.ir import Affine, Block, Const, Instr, Label, Mem, Reg
+from schedcc.swp.loops import Loop
+from schedcc.sched.lifetimes import RegisterPressure
+from schedcc.sched.modulo import ModuloSchedule
 
 
 def _names_in(function) -> tuple[set[str], set[str]]:
@@ -124,7 +124,7 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
     # instruction, which iteration's value each copy of a step holds and when it issued.
     fresh = loop.address_only_uses()
     steps = {iv.node: iv.step for iv in loop.inductions.values()}
-    latency = {n: max(int(sched.dag.nodes[n].get("latency", 1)), 1) for n in range(len(instrs))}
+    latency = {n: max(sched.graph.ops[n].latency, 1) for n in range(len(instrs))}
     content: dict[str, tuple[int, float]] = {}
 
     def address(n: int, j: int, mem: Mem, reg) -> Mem:

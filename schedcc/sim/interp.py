@@ -45,8 +45,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import SchedccError
-from .ir import Block, Const, Function, Instr, Mem, Program, Reg, Sym
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Const, Function, Instr, Mem, Program, Reg, Sym
 
 ELEMENT = 8          # bytes per element
 SPACING = 1 << 32    # bytes between the bases of two arrays

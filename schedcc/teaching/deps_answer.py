@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .dag import build_dag
-from .emit.explain import lecture_weights
-from .errors import SchedccError
-from .ir import Block, Loc
-from .target import Target, load_target
+from schedcc.dag import build_dag
+from schedcc.emit.explain import lecture_weights
+from schedcc.errors import SchedccError
+from schedcc.ir import Block, Loc
+from schedcc.target import Target, load_target
 
 
 @dataclass(frozen=True, order=True)
@@ -58,11 +58,11 @@ def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
             last_def[r] = j
             readers[r] = []
     dag = build_dag(block, load_target(target))
-    for u, v, d in dag.edges(data=True):
-        if d["kind"] == "MEM":
-            deps.add(Dependence(u, v, d.get("mem", "ORDER"), d["reason"], memory=True))
-        elif d["kind"] == "CTRL":
-            deps.add(Dependence(u, v, "CTRL", d["reason"]))
+    for d in dag.deps:
+        if d.kind == "MEM":
+            deps.add(Dependence(d.src, d.dst, d.detail or "ORDER", d.reason, memory=True))
+        elif d.kind == "CTRL":
+            deps.add(Dependence(d.src, d.dst, "CTRL", d.reason))
     return sorted(deps)
 
 
@@ -131,9 +131,9 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
     # instruction has an unlisted dependence, not on what: the student should find it.
     if listed_pairs or report.wrong:
         missing: dict[int, int] = {}
-        for u, v, d in dag.edges(data=True):
-            if d["kind"] != "CTRL" and (u, v) not in listed_pairs:
-                missing[v] = missing.get(v, 0) + 1
+        for d in dag.deps:
+            if d.kind != "CTRL" and (d.src, d.dst) not in listed_pairs:
+                missing[d.dst] = missing.get(d.dst, 0) + 1
         for v, count in sorted(missing.items()):
             report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
                                   f"{'s' if count != 1 else ''} than you listed")

@@ -28,7 +28,7 @@ Example::
     >>> verify(block, load_target("mips4"), {0: 0, 1: 1}, {0: "ALU", 1: "ALU"})
     Traceback (most recent call last):
     ...
-    schedcc.sched.verify.VerificationError: 'b = a + 1' at cycle 1 reads a before 'a = load A[i]' (cycle 0) has produced it: needs cycle >= 3 (RAW)
+    schedcc.verifier.problem.VerificationError: 'b = a + 1' at cycle 1 reads a before 'a = load A[i]' (cycle 0) has produced it: needs cycle >= 3 (RAW)
 """
 
 from __future__ import annotations
@@ -37,17 +37,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..ir import Block, Instr, Mem
-from ..target import Target, load_target
-
-
-class VerificationError(Exception):
-    """The schedule breaks at least one constraint; ``violations`` lists them all."""
-
-    def __init__(self, violations: list[str]):
-        super().__init__(violations[0] if len(violations) == 1 else
-                         f"{violations[0]} (and {len(violations) - 1} more)")
-        self.violations = violations
+from schedcc.ir import Block, Instr, Mem
+from schedcc.target import Target, load_target
+from schedcc.verifier.problem import VerificationError
 
 
 @dataclass(frozen=True)

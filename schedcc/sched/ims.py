@@ -1,0 +1,94 @@
+"""Rau's Iterative Modulo Scheduling (1994), one II at a time.
+
+Operations go by decreasing height (the longest latency path to the end,
+with ``latency - II * distance`` on loop-carried edges). Each is placed in the
+first cycle of ``[Estart, Estart + II - 1]`` whose row of the modulo
+reservation table has a free unit; when none has, it is forced in and the
+operations in its way (resource conflicts, and successors whose dependence
+it breaks) are evicted to be scheduled again. A budget of ``budget_ratio * n``
+placements; when it runs out, the caller tries the next II.
+
+O(B * (II * u + e/n)) for a budget of B placements and u units per operation.
+
+Example::
+
+    >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+    >>> from schedcc.sched.modulo import Attempt
+    >>> from schedcc.sched.mrt import LoopStructure
+    >>> g = SchedGraph((Op("a", ("ALU",), 2), Op("b", ("ALU",), 1)), (Dep(0, 1, "RAW", 2),),
+    ...                Machine("toy", 1, ("ALU",)))
+    >>> ims(LoopStructure(g), 2, 1, {}, 6, Attempt(2, ""))
+    ({0: 0, 1: 3}, {0: 'ALU', 1: 'ALU'})
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots
+
+
+def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt,
+        order: list | None = None):
+    """(cycle, unit) per node at *ii*, or None (``attempt.outcome`` says why)."""
+    ops = st.graph.ops
+    n_ops = len(ops)
+    if order is None:
+        height = longest_paths(st, ii, reverse=False)
+        key = [(-height[n], n) for n in range(n_ops)]
+    else:
+        key = [None] * n_ops
+        for k, n in enumerate(order):
+            key[n] = (k,)
+    heap = [(key[n], n) for n in range(n_ops)]
+    heapq.heapify(heap)
+    mrt = MRT(ii, width, caps, ops)
+    time: dict = {}
+    unit: dict = {}
+    last: dict = {}
+    budget = max(int(budget_ratio * n_ops), n_ops)
+    preds, succs = st.preds, st.succs
+    issue = mrt.issue
+    while heap:
+        if attempt.placements >= budget:
+            attempt.outcome = f"budget of {budget} placements exhausted"
+            return None
+        _, n = heapq.heappop(heap)
+        if n in time:
+            continue
+        estart = 0
+        for p, lat, dist in preds[n]:
+            if p in time and time[p] + lat - ii * dist > estart:
+                estart = time[p] + lat - ii * dist
+        chosen = None
+        for t in slots(n, estart, estart + ii - 1, ii, ops):
+            if len(issue[t % ii]) >= width:
+                continue  # the row is full: no unit choice can help
+            bu = mrt.best_unit(n, t)
+            if bu is None:
+                attempt.outcome = f"operation {n} cannot fit in II {ii}"
+                return None
+            if not bu[1]:
+                chosen = (t, bu[0], set())
+                break
+        if chosen is None:
+            t = estart if n not in last or estart > last[n] else last[n] + 1
+            t = next(iter(slots(n, t, t + ii - 1, ii, ops)))
+            u, victims = mrt.best_unit(n, t)
+            chosen = (t, u, victims)
+        t, u, victims = chosen
+        for v in victims:
+            mrt.remove(v, time[v], unit[v])
+            del time[v], unit[v]
+            heapq.heappush(heap, (key[v], v))
+            attempt.evictions += 1
+        mrt.place(n, t, u)
+        time[n], unit[n], last[n] = t, u, t
+        attempt.placements += 1
+        for s, lat, dist in succs[n]:
+            if s in time and time[s] < t + lat - ii * dist:
+                mrt.remove(s, time[s], unit[s])
+                del time[s], unit[s]
+                heapq.heappush(heap, (key[s], s))
+                attempt.evictions += 1
+    return time, unit
