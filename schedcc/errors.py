@@ -7,7 +7,10 @@ catch it and read ``loc`` and ``message``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Iterator
 
 from schedcc.ir import Loc
 
@@ -21,6 +24,7 @@ class SchedccError(Exception):
     notes: list[str] = field(default_factory=list)
     source_line: str | None = None  # the offending line, when known
     width: int = 1  # how many columns the caret underlines
+    focus: str | None = None  # the word on the line the caret should point at (an attribute's name)
 
     def __str__(self) -> str:
         return self.render()
@@ -37,9 +41,29 @@ class SchedccError(Exception):
 
 
 def attach_source(err: SchedccError, text: str) -> SchedccError:
-    """Fill in ``err.source_line`` from the full source *text* when it is missing."""
-    if err.loc is not None and err.source_line is None:
-        lines = text.splitlines()
-        if 1 <= err.loc.line <= len(lines):
-            err.source_line = lines[err.loc.line - 1]
+    """Fill in ``err.source_line`` from the full source *text* when it is missing, and
+    move the caret onto ``err.focus`` when the error names a word on that line."""
+    if err.loc is None or err.source_line is not None:
+        return err
+    lines = text.splitlines()
+    if not 1 <= err.loc.line <= len(lines):
+        return err
+    line = err.source_line = lines[err.loc.line - 1]
+    if err.focus:
+        m = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(err.focus) + r"(?![A-Za-z0-9_])").search(
+            line, max(err.loc.col - 1, 0))
+        if m:
+            err.loc = replace(err.loc, col=m.start() + 1)
+            err.width = len(err.focus)
     return err
+
+
+@contextmanager
+def located(text: str, name: str) -> Iterator[None]:
+    """Errors raised inside that point into file *name* get their line (and caret) from *text*."""
+    try:
+        yield
+    except SchedccError as err:
+        if err.loc is not None and err.loc.file == name:
+            attach_source(err, text)
+        raise

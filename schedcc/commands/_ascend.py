@@ -1,8 +1,7 @@
-"""The Ascend part of ``schedcc FILE --target ascend``: options and output.
+"""The Ascend part of ``schedcc FILE --target ascend``: its options, and the presenter of its results.
 
-Kept out of ``schedule.py`` so that the default command stays small: it
-calls :func:`add_arguments` and, for a target with an ``[ascend]`` table,
-hands the run over to :func:`run`.
+The job is :func:`schedcc.ascend.job.run_kernels` (through the driver); this
+module prints what it found and writes the files asked for.
 """
 
 from __future__ import annotations
@@ -11,11 +10,6 @@ import argparse
 import json
 import sys
 
-from schedcc.ascend.kernel import compile_kernels
-from schedcc.ascend.loopsync import loop_kernel, loop_kernels
-from schedcc.emit.ascend import (format_code, format_explain, format_loop, format_pipelined, format_report,
-                                 kernels_json, loop_json, pipelined_json)
-from schedcc.viz.ascend import loop_timeline_bars, loop_trace_events, timeline_bars, trace_events
 from schedcc.errors import SchedccError
 from schedcc.fileio import write_output
 
@@ -45,36 +39,15 @@ def check_options(args: argparse.Namespace) -> None:
                                notes=["use --target ascend910b (alias ascend) or ascend910a"])
 
 
-def run(args: argparse.Namespace, program, target, name: str) -> int:
-    for opt in ("show_pipeline", "emit_pipeline", "emit_kernel"):
-        if getattr(args, opt, None):
-            raise SchedccError(f"--{opt.replace('_', '-')} draws a CPU's pipeline; an Ascend core's "
-                               "pipes are drawn with --emit-timeline FILE.svg")
-    for opt, value in (("--tiles", args.tiles), ("--buffers", args.buffers)):
-        if value is not None and value < 1:
-            raise SchedccError(f"{opt} must be at least 1, got {value}")
-    check = args.verify is not False
-    pipelined, loops = [], []
-    if getattr(args, "pipeline", False):
-        # Double buffering from the modulo scheduler (--pipeline comes with it).
-        from schedcc.ascend.pipeline import pipeline_tile_loops
-        pipelined = pipeline_tile_loops(program, target, tiles=args.tiles if args.tiles > 1 else 8,
-                                        algorithm=getattr(args, "modulo", "ims"), check=check)
-        kernels = compile_kernels(program, target, priority=args.priority, check=check)
-        if args.tiles > 1:  # straight-line code for that many tiles
-            by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
-            kernels = [by_block.get((k.function.name, k.block.label), k) for k in kernels]
-        else:               # the loop, with the derived buffers and flags across its back edge
-            loops = [_loop(program, target, p.function, p.label, p.copies, p.schedule) for p in pipelined]
-    elif args.tiles > 1:
-        kernels = compile_kernels(program, target, priority=args.priority, check=check,
-                                  tiles=args.tiles, buffers=args.buffers or 2)
-    else:
-        kernels = compile_kernels(program, target, priority=args.priority, check=check)
-        if args.buffers is not None:
-            loops = loop_kernels(program, target, buffers=args.buffers, priority=args.priority)
-    looped = {(lk.function.name, lk.label) for lk in loops}
-    reported = [k for k in kernels if (k.function.name, k.block.label) not in looped]
+def present(args: argparse.Namespace, result, name: str) -> int:
+    """Print an Ascend job's report and write the code, DAG, timeline and trace asked for."""
+    from schedcc.emit.ascend import (format_code, format_explain, format_loop, format_pipelined, format_report,
+                                     kernels_json, loop_json, pipelined_json)
+    from schedcc.viz.ascend import loop_timeline_bars, loop_trace_events, timeline_bars, trace_events
+    res = result.ascend
+    target = res.target
+    kernels, loops, pipelined = res.kernels, res.loops, res.pipelined
+    reported = res.reported
     inputs = (args.file,)
     notes = []
     code = format_code(kernels, loops)
@@ -127,10 +100,3 @@ def run(args: argparse.Namespace, program, target, name: str) -> int:
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0
-
-
-def _loop(program, target, function, label, copies, modulo=None):
-    from schedcc.ascend.buffers import plan_tiles
-    from schedcc.ascend.model import ascend_model
-    plan = plan_tiles(function, ascend_model(target))
-    return loop_kernel(function, function.block(label), target, plan, copies, modulo=modulo)

@@ -65,9 +65,19 @@ def _size(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from schedcc.errors import located
     from schedcc.fileio import read_input
-    from schedcc.target import load_target
-    from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
+    if not args.import_file:
+        return _run(args, None)
+    text, fname = read_input(args.import_file)
+    with located(text, fname):
+        return _run(args, (text, fname))
+
+
+def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
+    from schedcc.commands.train import cluster_model
+    from schedcc.emit.training import format_pipeline
+    from schedcc.training.costs import cluster_of
     from schedcc.training.pipeline import PipelineResult, evaluate_named
     from schedcc.training.pipeline_graph import StageCosts, evaluate
     from schedcc.training.pipeline_import import costs_from_target, parse_schedule_text, parse_unit_costs
@@ -75,9 +85,8 @@ def run(args: argparse.Namespace) -> int:
     lists = None
     name = args.schedule
     inputs: tuple[str, ...] = ()
-    if args.import_file:
-        text, fname = read_input(args.import_file)
-        args._source_text = text
+    if imported is not None:
+        text, fname = imported
         lists = parse_schedule_text(text, fname)
         inputs = (args.import_file,)
         name = f"import:{fname}"
@@ -90,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if args.unit_costs:
             raise SchedccError("--unit-costs and --target exclude each other",
                                notes=["unit costs are abstract; a target gives real ones"])
-        target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+        target = cluster_model(args)
         cluster = cluster_of(target)
         ranks = (len(lists) if lists is not None else args.stages) * args.tp * args.dp
         if ranks > cluster.world:
@@ -136,34 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        sys.stdout.write(format_text(data, act_bytes))
+        sys.stdout.write(format_pipeline(data, act_bytes))
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0
-
-
-def format_text(data: dict, act_bytes: float | None) -> str:
-    u = "ms" if data["time_unit"] == "us" else "units"
-    scale = 1000 if u == "ms" else 1
-    lines = [f"{data['schedule']}: {data['stages']} ranks, {data['microbatches']} microbatches"
-             + (f", {data['virtual']} stages per rank" if data["virtual"] > 1 else ""),
-             f"  step time        {data['step_time'] / scale:,.4g} {u}",
-             f"  bubble fraction  {data['bubble_fraction']:.4f}  (idle compute / (ranks x step time))",
-             f"  stage-span idle  {data['stage_span_bubble']:.4f}  (idle between each rank's first and last action)",
-             "",
-             f"  rank  busy ({u})  exposed comm ({u})  peak activations" + ("  (GiB)" if act_bytes else "")]
-    for r, busy in data["busy"].items():
-        peak = data["peak_activation"][r]
-        extra = f"  {peak * act_bytes / 2**30:.2f}" if act_bytes else ""
-        lines.append(f"  {r:>4}  {busy / scale:>10,.4g}  {data['exposed_comm'][r] / scale:>18,.4g}  {peak:>16g}{extra}")
-    if data.get("candidates"):
-        lines.append("")
-        lines.append("  auto tried:  schedule       virtual  bubble   peak act  fits")
-        for c in data["candidates"]:
-            lines.append(f"               {c['schedule']:<14} {c['virtual']:>7}  {c['bubble_fraction']:.4f}  "
-                         f"{c['peak_activation']:>8g}  {'yes' if c['fits'] else 'no'}")
-    lines.append("")
-    for r, acts in enumerate(data["actions"]):
-        shown = " ".join(acts[:24]) + (" ..." if len(acts) > 24 else "")
-        lines.append(f"  rank {r}: {shown}")
-    return "\n".join(lines) + "\n"

@@ -12,9 +12,7 @@ from schedcc.emit.json_out import dumps
 from schedcc.emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
 from schedcc.errors import SchedccError
 from schedcc.fileio import write_output
-from schedcc.frontends import detect_lang
 from schedcc.ir import print_program
-from schedcc.swp.pipeliner import pipeline_program
 from schedcc.sched.modulo import ALGORITHMS
 
 
@@ -33,13 +31,13 @@ def wants_pipeline(args: argparse.Namespace) -> bool:
     return bool(args.pipeline or args.emit_kernel)
 
 
-def run_pipeline(args: argparse.Namespace, program, list_doc=None) -> int:
-    """Pipeline *program*; print the report (text) or add ``loops`` to the JSON document *list_doc*."""
-    result = pipeline_program(program, args.target, algorithm=args.modulo)
+def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
+    """Print the pipelining report (text) or add ``loops`` to the JSON document *list_doc*;
+    write the pipelined program and the kernel picture asked for."""
     inputs = (args.file,)
     notes = []
     if args.output:
-        lang = detect_lang(args.file, getattr(args, "lang", None))
+        lang = source.lang
         if lang != "ir":
             raise SchedccError(f"-o with --pipeline writes schedcc IR, and {args.file} is not IR ({lang})",
                                notes=["software pipelining transforms loops written in schedcc IR; "

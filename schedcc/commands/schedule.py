@@ -1,25 +1,21 @@
-"""``schedcc FILE --target T``: list-schedule every block and report."""
+"""``schedcc FILE --target T``: schedule a program for any machine model and report.
+
+The job itself is the library's (:func:`schedcc.driver.job.run_job`, which
+picks the domain from the target); this module reads the options, and hands
+the result to the presenter of its domain, which prints it and writes the
+files asked for.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from schedcc.driver import schedule_program
-from schedcc.emit.json_out import dumps, program_json
-from schedcc.emit.explain import format_walkthrough
-from schedcc.emit.text import format_program
-from schedcc.fileio import check_distinct_outputs, read_input, write_output
+from schedcc.commands import _ascend, pipeline_opts
+from schedcc.errors import SchedccError, located
+from schedcc.fileio import check_distinct_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
-from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
-from schedcc.viz.pipeline_diagram import format_block_diagrams
-from schedcc.viz.pipeline_svg import write_pipeline_picture
-from schedcc.ascend.model import is_ascend
-from schedcc.target.overrides import apply_overrides
-from schedcc.target import load_target
-from schedcc.commands import _ascend
-from schedcc.commands import pipeline_opts
 
 HELP = "schedule a program (the default command)"
 DESCRIPTION = """\
@@ -37,6 +33,17 @@ examples:
 
 -o writes the output program: the scheduled program in FILE's language, or for
 Ascend targets the synchronised Ascend C-style code (docs/ascend.md)."""
+
+# Options that only one domain understands, as (option, attribute, the domains that take it).
+_DOMAIN_ONLY = (
+    ("-o/--output", "output", ("cpu", "ascend")),
+    ("--emit-dag", "emit_dag", ("cpu", "ascend")),
+    ("--explain", "explain", ("cpu", "ascend")),
+    ("--emit-pipeline", "emit_pipeline", ("cpu",)),
+    ("--show-pipeline", "show_pipeline", ("cpu",)),
+    ("--pipeline (software pipelining)", "pipeline", ("cpu", "ascend")),
+    ("--emit-kernel", "emit_kernel", ("cpu",)),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,52 +84,97 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _ascend.add_arguments(parser)
 
 
+def load_model(args: argparse.Namespace):
+    """The machine model of ``--target`` with every ``--set``: loaded once per run."""
+    from schedcc.target import load_target
+    from schedcc.target.overrides import apply_overrides
+    return apply_overrides(load_target(args.target), args.set)
+
+
+def job_options(args: argparse.Namespace):
+    from schedcc.driver.job import Options
+    return Options(priority=args.priority, explain=args.explain, verify=args.verify is not False,
+                   pipeline=pipeline_opts.wants_pipeline(args), modulo=args.modulo, tiles=args.tiles,
+                   buffers=args.buffers, policy=args.policy)
+
+
+def check_options(args: argparse.Namespace, domain: str, target_name: str) -> None:
+    """Refuse, before any work, an option the target's domain has no use for."""
+    for option, attr, domains in _DOMAIN_ONLY:
+        if getattr(args, attr, None) and domain not in domains:
+            if domain == "cluster":
+                raise SchedccError(f"{option} does not apply to a training step (target '{target_name}' is a "
+                                   "cluster model)",
+                                   notes=["'schedcc train --help' lists the options for training steps: "
+                                          "--policy, --trace, --timeline, --set, --format json ..."])
+            raise SchedccError(f"{option} draws a CPU's pipeline; an Ascend core's pipes are drawn with "
+                               "--emit-timeline FILE.svg")
+    if domain == "cpu":
+        _ascend.check_options(args)
+    elif domain == "cluster" and args.emit_timeline:
+        raise SchedccError("--emit-timeline draws the pipes of an Ascend target",
+                           notes=["a training step's timeline: schedcc train STEP.ir --target "
+                                  f"{target_name} --timeline OUT.svg"])
+
+
 def run(args: argparse.Namespace) -> int:
-    from schedcc.commands.train import is_cluster_target, run_from_default
-    if is_cluster_target(args.target):  # a training step: see 'schedcc train' and docs/training.md
-        return run_from_default(args)
     check_distinct_outputs({opt: getattr(args, attr, None) for opt, attr in (
         ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
         ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))})
     text, name = read_input(args.file)
-    args._source_text = text
-    source = parse_source(text, name, args.lang)
-    program = source.program
-    if not any(b.instrs for _, b in program.blocks()):
-        sys.stderr.write(f"note: {name} has no instructions\n")
-    target = apply_overrides(load_target(args.target), args.set)
-    if is_ascend(target):
-        return _ascend.run(args, program, target, name)
-    _ascend.check_options(args)
-    result = schedule_program(program, target, priority=args.priority, explain=args.explain,
-                              check=args.verify)
-    if pipeline_opts.wants_pipeline(args):
-        if args.set:
-            args.target = target  # the model with the --set changes
-        doc = program_json(result, args.priority) if args.format == "json" else None
-        return pipeline_opts.run_pipeline(args, program, doc)
+    with located(text, name):
+        from schedcc.driver.job import Job, run_job
+        source = parse_source(text, name, args.lang)
+        target = load_model(args)
+        check_options(args, target.domain, args.target)
+        if not any(b.instrs for _, b in source.program.blocks()):
+            sys.stderr.write(f"note: {name} has no instructions\n")
+        result = run_job(Job(source, target, job_options(args)))
+        return _PRESENTERS[result.domain](args, result, name)
+
+
+def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
+    from schedcc.emit.explain import format_walkthrough
+    from schedcc.emit.json_out import dumps, program_json
+    from schedcc.emit.text import format_program
+    from schedcc.fileio import write_output
+    from schedcc.viz.pipeline_diagram import format_block_diagrams
+    blocks = result.blocks
+    if result.loops is not None:
+        doc = program_json(blocks, args.priority) if args.format == "json" else None
+        return pipeline_opts.present(args, result.loops, result.job.source, doc)
     notes = []
     inputs = (args.file,)
     # Everything is computed before anything is written: a failure leaves no half-written files.
     if args.output:
-        write_output(args.output, source.render(result.scheduled_program()), inputs)
+        write_output(args.output, result.job.source.render(blocks.scheduled_program()), inputs)
     if args.emit_dag:
-        title = f"{name} on {result.target.name}: dependence DAG (red: critical path)"
-        note = write_dag_picture(results_to_dot(result.blocks, title), args.emit_dag, inputs)
+        from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
+        title = f"{name} on {blocks.target.name}: dependence DAG (red: critical path)"
+        note = write_dag_picture(results_to_dot(blocks.blocks, title), args.emit_dag, inputs)
         if note:
             notes.append(note)
     if args.emit_pipeline:
-        write_pipeline_picture(result, args.emit_pipeline, inputs)
+        from schedcc.viz.pipeline_svg import write_pipeline_picture
+        write_pipeline_picture(blocks, args.emit_pipeline, inputs)
     if args.format == "json":
-        sys.stdout.write(dumps(program_json(result, args.priority)))
+        sys.stdout.write(dumps(program_json(blocks, args.priority)))
     else:
-        sys.stdout.write(format_program(result))
+        sys.stdout.write(format_program(blocks))
         if args.show_pipeline and not args.explain:  # --explain shows it already
-            for res in result.blocks:
-                sys.stdout.write("\n" + format_block_diagrams(res, result.target))
+            for res in blocks.blocks:
+                sys.stdout.write("\n" + format_block_diagrams(res, blocks.target))
         if args.explain:
-            for res in result.blocks:
-                sys.stdout.write("\n" + format_walkthrough(res, result.target))
+            for res in blocks.blocks:
+                sys.stdout.write("\n" + format_walkthrough(res, blocks.target))
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0
+
+
+def _present_step(args: argparse.Namespace, result, name: str) -> int:
+    from schedcc.commands import train
+    return train.present(result.step, name, args.format, args.file, trace=args.trace)
+
+
+_PRESENTERS = {"cpu": _present_cpu, "ascend": _ascend.present, "cluster": _present_step}

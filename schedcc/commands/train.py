@@ -73,98 +73,59 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
     return {}
 
 
-def load_graph(args: argparse.Namespace):
-    from schedcc.fileio import read_input
-    from schedcc.frontends.ir_text import parse
-    from schedcc.training.costs import apply_overrides, parse_overrides
-    from schedcc.training.graph import build_training_graph
-    from schedcc.target import load_target
-    text, name = read_input(args.file)
-    args._source_text = text
-    program = parse(text, name)
-    target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+def step_options(args: argparse.Namespace, policy: str | None = None):
+    """The job options of a training step from the command line."""
+    from schedcc.driver.job import Options
     if args.iterations < 1:
         raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
-    from schedcc.training.graph import refine_location
-    try:
-        return build_training_graph(program, target, parse_groups(args.group_sizes)), name
-    except SchedccError as err:
-        raise refine_location(err, text) from None
+    policy = policy or args.policy
+    return Options(policy=policy, iterations=args.iterations,
+                   groups=tuple(parse_groups(args.group_sizes).items()),
+                   policy_options=tuple(policy_options(args, policy).items()))
 
 
-def write_pictures(args: argparse.Namespace, result, title: str) -> list[str]:
+def cluster_model(args: argparse.Namespace):
+    """The cluster model of ``--target``, with ``--set`` applied: loaded once per run."""
+    from schedcc.target import load_target
+    from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
+    target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    cluster_of(target)  # a clear error when it is not a cluster model
+    return target
+
+
+def write_pictures(result, title: str, inputs: tuple[str, ...], trace: str | None = None,
+                   timeline: str | None = None) -> list[str]:
     from schedcc.viz.training import write_step_timeline, write_step_trace
     notes = []
-    inputs = (args.file,)
-    if args.trace:
-        write_step_trace(args.trace, result, inputs)
-        notes.append(f"wrote {args.trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
-    if args.timeline:
-        note = write_step_timeline(args.timeline, result, title, inputs)
-        notes.append(note or f"wrote {args.timeline}")
+    if trace:
+        write_step_trace(trace, result, inputs)
+        notes.append(f"wrote {trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
+    if timeline:
+        note = write_step_timeline(timeline, result, title, inputs)
+        notes.append(note or f"wrote {timeline}")
     return notes
 
 
-def _ms(us: float) -> str:
-    return f"{us / 1000:,.3f} ms"
-
-
-def format_result(result, name: str) -> str:
-    lines = [f"{name} on {result.target}, policy {result.policy}: {result.operators} operators, "
-             f"{len(result.ranks)} rank(s); {result.iterations} step(s) simulated, "
-             + ("the one before the last measured" if result.iterations > 1 else "one step measured"),
-             f"  step time              {_ms(result.step_time_us)}",
-             f"  compute                {_ms(result.compute_us)}",
-             f"  communication          {_ms(result.comm_us)}",
-             f"  exposed communication  {_ms(result.exposed_comm_us)} ({result.exposed_fraction:.1%} of communication)",
-             f"  overlap ratio          {result.overlap_ratio:.3f}  (computing while communicating / communicating)",
-             f"  bubble                 {result.bubble:.1%}  (compute stream idle, mean over ranks)",
-             "",
-             "  rank  compute (ms)  comm (ms)  exposed (ms)  overlap  bubble  peak act (GiB)  utilisation"]
-    for s in result.ranks:
-        util = ", ".join(f"{k} {v:.0%}" for k, v in s.utilisation.items())
-        lines.append(f"  {s.rank:>4}  {s.compute_us / 1000:>12,.3f}  {s.comm_us / 1000:>9,.3f}  "
-                     f"{s.exposed_comm_us / 1000:>12,.3f}  {s.overlap_ratio:>7.3f}  {s.bubble:>6.1%}  "
-                     f"{s.peak_activation_bytes / 2**30:>14.2f}  {util}")
-    return "\n".join(lines) + "\n"
-
-
-def run(args: argparse.Namespace) -> int:
-    from schedcc.training.api import schedule
-    tg, name = load_graph(args)
-    result = schedule(tg, tg.target, args.policy, args.iterations, **policy_options(args, args.policy))
-    notes = write_pictures(args, result, f"{name}: {args.policy} on {tg.target.name}")
-    if args.format == "json":
+def present(result, name: str, fmt: str, source_path: str, trace: str | None = None,
+            timeline: str | None = None) -> int:
+    """Write the pictures asked for and print the report of one scheduled step."""
+    from schedcc.emit.training import format_step
+    notes = write_pictures(result, f"{name}: {result.policy} on {result.target}", (source_path,), trace, timeline)
+    if fmt == "json":
         sys.stdout.write(json.dumps({"file": name, **result.to_json()}, indent=2) + "\n")
     else:
-        sys.stdout.write(format_result(result, name))
+        sys.stdout.write(format_step(result, name))
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0
 
 
-def is_cluster_target(spec: str) -> bool:
-    """Whether the default command's --target names a cluster model (then this command runs)."""
-    from schedcc.target import load_target
-    try:
-        return "cluster" in load_target(spec).raw
-    except SchedccError:
-        return False
-
-
-def run_from_default(args: argparse.Namespace) -> int:
-    """Run for ``schedcc FILE --target CLUSTER``: options the default command lacks take their defaults."""
-    for option, attr in (("-o/--output", "output"), ("--emit-dag", "emit_dag"), ("--explain", "explain"),
-                         ("--emit-pipeline", "emit_pipeline"), ("--show-pipeline", "show_pipeline"),
-                         ("--pipeline (software pipelining)", "pipeline"), ("--emit-kernel", "emit_kernel")):
-        if getattr(args, attr, None):
-            raise SchedccError(f"{option} does not apply to a training step (target '{args.target}' is a cluster model)",
-                               notes=["'schedcc train --help' lists the options for training steps: "
-                                      "--policy, --trace, --timeline, --set, --format json ..."])
-    parser = argparse.ArgumentParser(add_help=False)
-    add_arguments(parser)
-    defaults = vars(parser.parse_args([args.file, "--target", args.target]))
-    for key, value in defaults.items():
-        if not hasattr(args, key):
-            setattr(args, key, value)
-    return run(args)
+def run(args: argparse.Namespace) -> int:
+    from schedcc.driver.job import Job, run_job
+    from schedcc.errors import located
+    from schedcc.fileio import read_input
+    from schedcc.frontends import parse_source
+    text, name = read_input(args.file)
+    with located(text, name):
+        job = Job(parse_source(text, name, "ir"), cluster_model(args), step_options(args))
+        return present(run_job(job).step, name, args.format, args.file, args.trace, args.timeline)

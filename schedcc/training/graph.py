@@ -76,28 +76,9 @@ class TrainingGraph:
 
 
 def _error(message: str, instr: Instr, focus: str | None = None, notes: list[str] | None = None) -> SchedccError:
-    """A located error; *focus* is the text the caret should point at (see :func:`refine_location`)."""
-    err = SchedccError(message, instr.loc, notes=notes or [], width=len(focus or instr.opcode))
-    err.focus = focus or instr.opcode
-    return err
-
-
-def refine_location(err: SchedccError, text: str) -> SchedccError:
-    """Move the caret of *err* onto its focus (an attribute or the opcode) in the source *text*."""
-    focus = getattr(err, "focus", None)
-    if err.loc is None or not focus:
-        return err
-    lines = text.splitlines()
-    if not 1 <= err.loc.line <= len(lines):
-        return err
-    line = lines[err.loc.line - 1]
-    m = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(focus) + r"(?![A-Za-z0-9_])").search(line, err.loc.col - 1)
-    if m:
-        from dataclasses import replace as _replace
-        err.loc = _replace(err.loc, col=m.start() + 1)
-        err.width = len(focus)
-        err.source_line = line
-    return err
+    """A located error; *focus* is the text the caret should point at (an attribute or the opcode)."""
+    return SchedccError(message, instr.loc, notes=notes or [], width=len(focus or instr.opcode),
+                        focus=focus or instr.opcode)
 
 
 def _number(instr: Instr, name: str) -> float | None:
