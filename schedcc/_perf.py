@@ -1,4 +1,14 @@
-"""Small performance helpers shared by the passes."""
+"""Small performance helpers shared by the passes.
+
+Example::
+
+    >>> import gc
+    >>> with paused_gc():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+"""
 
 from __future__ import annotations
 

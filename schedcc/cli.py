@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Callable
 
-from schedcc import __version__
+from schedcc.resources import VERSION as __version__
 from schedcc.errors import SchedccError, attach_source
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2

@@ -3,6 +3,15 @@
 Every error schedcc reports about its input is a :class:`SchedccError`. The CLI
 prints :meth:`SchedccError.render` and exits with status 2; library callers can
 catch it and read ``loc`` and ``message``.
+
+Example::
+
+    >>> from schedcc.ir import Loc
+    >>> err = SchedccError("unknown group 'dq'", Loc("step.ir", 1, 1), focus="dq")
+    >>> print(attach_source(err, "r = allreduce g {bytes = 1MiB, group = dq}"))
+    step.ir:1:40: error: unknown group 'dq'
+      r = allreduce g {bytes = 1MiB, group = dq}
+                                             ^~
 """
 
 from __future__ import annotations

@@ -2,6 +2,18 @@
 
 Outputs are written to a temporary file beside the destination and renamed
 into place only once complete, and never over an input file.
+
+Example::
+
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "out.ir")
+    >>> write_output(out, "t0 = t1 + t2\\n"); read_input(out)[0]
+    't0 = t1 + t2\\n'
+    >>> write_output(out, "x", inputs=(out,))
+    Traceback (most recent call last):
+    ...
+    schedcc.errors.SchedccError: error: refusing to overwrite the input file '...' with output
+      note: choose another name for the output
 """
 
 from __future__ import annotations

@@ -1,13 +1,20 @@
-"""Where the data files (grammars, machine models) live.
+"""The package's version, and where its data files (grammars, machine models) live.
 
 In a checkout they sit at the top level (``grammar/``, ``targets/``); in an
 installed wheel the build backend copies them into the package. Look in the
 package first, then beside it.
+
+Example::
+
+    >>> grammar_path("ir.lark").name, (targets_dir() / "mips4.toml").exists()
+    ('ir.lark', True)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+VERSION = "0.1.0"  # the version in pyproject.toml; reports and JSON documents carry it
 
 _PACKAGE = Path(__file__).resolve().parent
 

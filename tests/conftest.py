@@ -13,6 +13,16 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture(autouse=True)
+def _working_directory_is_restored():
+    """A test that changes the working directory must restore it (use monkeypatch.chdir)."""
+    before = os.getcwd()
+    yield
+    after = os.getcwd()
+    os.chdir(before)
+    assert after == before, f"the test left the working directory at {after}"
+
+
 @pytest.fixture
 def lecture_text() -> str:
     return (ROOT / "examples" / "lecture.ir").read_text()

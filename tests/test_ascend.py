@@ -223,15 +223,3 @@ def test_cli_dag_picture_and_cpu_only_options(root, tmp_path, capsys):
     assert code == 2 and "--emit-timeline" in err
 
 
-@pytest.mark.parametrize("module", ["schedcc.target.load", "schedcc.target.overrides", "schedcc.ascend.model",
-                                    "schedcc.ascend.buffers", "schedcc.ascend.deps", "schedcc.ascend.sync",
-                                    "schedcc.ascend.check", "schedcc.ascend.kernel", "schedcc.ascend.tiles",
-                                    "schedcc.ascend.pipeline", "schedcc.ascend.loopsync"])
-def test_docstring_examples(root, module, monkeypatch):
-    import doctest
-    import importlib
-    if module.endswith("pipeline"):
-        pytest.importorskip("schedcc.sched.modulo")
-    monkeypatch.chdir(root)  # the examples open files under examples/
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0

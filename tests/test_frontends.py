@@ -282,15 +282,6 @@ def test_asm_in_gcc_and_course_compiler_style(root, tmp_path):
                         "-o", str(tmp_path / "out.o")], check=True)
 
 
-@pytest.mark.parametrize("module", ["schedcc.frontends", "schedcc.frontends.source", "schedcc.frontends.llvm_ir",
-                                    "schedcc.frontends.llvm_types", "schedcc.frontends.loongarch_asm"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0
-
-
 def test_llvm_private_allocas_are_out_of_reach_of_pointers():
     text = """\
 declare void @use(ptr)

@@ -4,6 +4,16 @@ The pseudo-code lists the instructions in issue order, each with the pipe
 whose queue it goes to, and the inserted ``SetFlag`` / ``WaitFlag`` /
 ``PipeBarrier`` calls. Cycles are the checker's simulation of that code
 (with the flags), falling back to the schedule's when checking was off.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.ascend import compile_kernels
+    >>> kernels = compile_kernels(parse(open("examples/ascend/vector_add.ir").read()), "ascend")
+    >>> print("\\n".join(format_block_code(kernels[1])[:3]))
+    loop:
+      x_ub = copy_in xGm[i] {bytes = 16KiB};          // MTE2  #0  cycles 0-456
+      y_ub = copy_in yGm[i] {bytes = 16KiB};          // MTE2  #1  cycles 256-712
 """
 
 from __future__ import annotations
@@ -152,7 +162,7 @@ def format_report(kernels: list[KernelResult]) -> str:
 
 
 def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
-    from schedcc import __version__
+    from schedcc.resources import VERSION as __version__
     out = []
     for k in kernels:
         start, end = k.times()

@@ -16,7 +16,14 @@ weight, until the final order; and it draws the result on the pipeline.
 4. the final order and what it saves,
 5. the pipeline diagram, original and scheduled.
 
-O(n + e + steps). Example: ``schedcc examples/lecture.ir --target mips4 --explain``.
+O(n + e + steps). From the command line: ``schedcc examples/lecture.ir --target mips4 --explain``;
+from Python::
+
+    >>> from schedcc import build_dag, parse
+    >>> dag = build_dag(parse(open("examples/lecture.ir").read()).functions[0].blocks[0], "mips4")
+    >>> weight = lecture_weights(dag)
+    >>> weight[0], longest_path(dag, 0, weight)
+    (6, [0, 1, 3])
 """
 
 from __future__ import annotations

@@ -1,11 +1,21 @@
-"""The JSON document of ``--format json`` (schema: ``docs/json.md``)."""
+"""The JSON document of ``--format json`` (schema: ``docs/json.md``).
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.driver import schedule_program
+    >>> res = schedule_program(parse(open("examples/lecture.ir").read()), "mips4")
+    >>> doc = program_json(res, "critical-path")
+    >>> doc["schema"], doc["blocks"][0]["makespan"], [e["kind"] for e in doc["blocks"][0]["edges"]][:3]
+    (1, 9, ['RAW', 'WAW', 'RAW'])
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from schedcc import __version__
+from schedcc.resources import VERSION as __version__
 from schedcc.driver import BlockResult, ProgramResult
 
 SCHEMA_VERSION = 1

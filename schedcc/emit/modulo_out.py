@@ -1,4 +1,13 @@
-"""Reports for ``schedcc FILE --pipeline``: text, ``--explain`` and the JSON ``loops`` list."""
+"""Reports for ``schedcc FILE --pipeline``: text, ``--explain`` and the JSON ``loops`` list.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.swp.pipeliner import pipeline_program
+    >>> res = pipeline_program(parse(open("examples/loops/lecture_cj.ir").read()), "la464")
+    >>> print(bound_text(res.loops[0]))
+    II 2 = MII, bound by resources: ...
+"""
 
 from __future__ import annotations
 

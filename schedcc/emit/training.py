@@ -2,6 +2,13 @@
 
 Times come in microseconds (:class:`~schedcc.training.result.StepResult`) and
 are printed in milliseconds; ``docs/training.md`` defines every number.
+
+Example::
+
+    >>> from schedcc import training
+    >>> step = training.load_step("a = mm x {time = 10us}\\nr = allreduce a {bytes = 64MiB, group = dp}\\n")
+    >>> print(format_step(training.schedule(step, "h100-8x", policy="fifo"), "step.ir").splitlines()[1])
+      step time              0.370 ms
 """
 
 from __future__ import annotations

@@ -9,6 +9,13 @@ it does not recognise in full (attributes, calls, labels, anything unusual,
 anything wrong) goes to Lark, which stays the definition of the language and
 the source of every error message. ``tests/test_parser_fastpath.py`` checks
 with hypothesis that both paths agree.
+
+Example::
+
+    >>> fast_statement("t0 = t1 + t2", 1)[0]
+    'instr'
+    >>> fast_statement("t0 = t1 + t2 {width = 4}", 1) is None   # attributes: Lark's job
+    True
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import re
 
 from lark import Token
 
+from schedcc.frontends.ir_structure import MemRef, Statement, parse_number
 from schedcc.ir import INFIX_OPCODES, Affine, Const, Mem
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
@@ -45,7 +53,6 @@ def _token(text: str, line: int, col: int) -> Token:
 def _value(m: re.Match, group: str, line: int):
     text = m.group(group)
     if _NUM_RE.fullmatch(text):
-        from schedcc.frontends.ir_text import parse_number
         return Const(parse_number(text), text)
     if text in _KEYWORDS:
         raise ValueError
@@ -53,7 +60,6 @@ def _value(m: re.Match, group: str, line: int):
 
 
 def _mem(m: re.Match, line: int):
-    from schedcc.frontends.ir_structure import _MemRef
     arr, idx = m.group("arr"), m.group("idx").strip()
     parts = _INDEX_PARTS.fullmatch(idx)
     if parts is None:
@@ -70,12 +76,11 @@ def _mem(m: re.Match, line: int):
         aff = Affine(((reg, 1),), -const if sign == "-" else const)
     col = m.start("arr") + 1 if arr else m.start("idx")
     tok = Token("ARRAY" if arr else "NAME", arr or "[", line=line, column=col)
-    return _MemRef(Mem(arr, aff), tok)
+    return MemRef(Mem(arr, aff), tok)
 
 
 def fast_statement(text: str, line: int):
     """The statement for one line of IR, or None when Lark must parse it."""
-    from schedcc.frontends.ir_structure import _Stmt
     try:
         m = _BINARY.match(text)
         if m is not None:
@@ -84,7 +89,7 @@ def fast_statement(text: str, line: int):
                 return None
             d = _token(dest, line, m.start("d") + 1)
             form = (d, INFIX_OPCODES[m.group("op")], d, [_value(m, "a", line), _value(m, "b", line)], "infix", None)
-            return _Stmt("instr", d, (form, ()))
+            return Statement("instr", d, (form, ()))
         m = _LOAD.match(text)
         if m is not None:
             dest = m.group("d")
@@ -92,11 +97,11 @@ def fast_statement(text: str, line: int):
                 return None
             d = _token(dest, line, m.start("d") + 1)
             opc = Token("NAME", "load", line=line, column=m.start("opc") + 1)
-            return _Stmt("instr", d, ((d, "load", d, [_mem(m, line)], "named", opc), ()))
+            return Statement("instr", d, ((d, "load", d, [_mem(m, line)], "named", opc), ()))
         m = _STORE.match(text)
         if m is not None:
             op = Token("NAME", "store", line=line, column=m.start("opc") + 1)
-            return _Stmt("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named", op), ()))
+            return Statement("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named", op), ()))
     except ValueError:
         return None
     return None

@@ -1,10 +1,19 @@
 """From the lines of an IR file to functions and blocks.
 
 The parser (:mod:`schedcc.frontends.ir_text`) turns every line into a
-statement; :class:`_Builder` assembles them into functions and blocks and
+statement; :class:`StructureBuilder` assembles them into functions and blocks and
 checks what a grammar cannot: labels that exist and are unique, functions
 that are closed, operand shapes of ``load``/``store``/``br``/``jmp``/``ret``.
 Its errors are located like the parser's.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> parse("br c, nowhere, entry\\n", "x.ir")
+    Traceback (most recent call last):
+    ...
+    schedcc.errors.SchedccError: x.ir:1:7: error: branch to undefined label 'nowhere'
+    ...
 """
 
 from __future__ import annotations
@@ -19,18 +28,27 @@ from schedcc.errors import SchedccError
 from schedcc.ir import Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg
 
 
-class _MemRef(NamedTuple):
+def parse_number(text: str) -> int | float:
+    """``42``, ``0x1f``, ``2.5``, ``1e9`` -> int or float."""
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    if any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+class MemRef(NamedTuple):
     mem: Mem
     tok: Token
 
 
-class _Stmt(NamedTuple):
+class Statement(NamedTuple):
     kind: str  # "func", "end", "label", "instr"
     tok: Token  # first token of the line, for locations
     data: Any
 
 
-def _tok_loc(tok: Token, file: str) -> Loc:
+def token_loc(tok: Token, file: str) -> Loc:
     return Loc(file, tok.line or 0, tok.column or 0)
 
 
@@ -47,7 +65,7 @@ class _OpenFunc:
     implicit: bool
 
 
-class _Builder:
+class StructureBuilder:
     def __init__(self, file: str):
         self.file = file
         self.functions: list[Function] = []
@@ -60,13 +78,13 @@ class _Builder:
         self.func: _OpenFunc | None = None
 
     def loc(self, tok: Token | None) -> Loc | None:
-        return _tok_loc(tok, self.file) if tok is not None else None
+        return token_loc(tok, self.file) if tok is not None else None
 
     def error(self, tok: Token | None, message: str, notes: list[str] | None = None) -> SchedccError:
         width = len(str(tok)) if tok is not None else 1
         return SchedccError(message, self.loc(tok), notes=notes or [], width=width)
 
-    def build(self, stmts: list[_Stmt]) -> Program:
+    def build(self, stmts: list[Statement]) -> Program:
         explicit = any(s.kind == "func" for s in stmts)
         if not explicit:
             self.func = _OpenFunc("main", (), None, implicit=True)
@@ -86,19 +104,19 @@ class _Builder:
         return Program(tuple(self.functions), self.file)
 
     # statements --------------------------------------------------------------------
-    def _on_func(self, stmt: _Stmt) -> None:
+    def _on_func(self, stmt: Statement) -> None:
         if self.func is not None:
             raise self.error(stmt.tok, f"function '{self.func.name}' is not closed before this one starts",
                              ["add a line with '}' before 'func'"])
         params = tuple(Reg(str(p)) for p in stmt.data)
         self.func = _OpenFunc(str(stmt.tok), params, stmt.tok, implicit=False)
 
-    def _on_end(self, stmt: _Stmt) -> None:
+    def _on_end(self, stmt: Statement) -> None:
         if self.func is None or self.func.implicit:
             raise self.error(stmt.tok, "'}' without a function to close")
         self._close_function()
 
-    def _on_label(self, stmt: _Stmt) -> None:
+    def _on_label(self, stmt: Statement) -> None:
         self._need_function(stmt.tok)
         name = stmt.data
         if name in self.labels:
@@ -109,7 +127,7 @@ class _Builder:
         self.label, self.label_tok = name, stmt.tok
         self.labels[name] = stmt.tok
 
-    def _on_instr(self, stmt: _Stmt) -> None:
+    def _on_instr(self, stmt: Statement) -> None:
         self._need_function(stmt.tok)
         (first, opcode, dest, ops, syntax, opcode_tok), attrs = stmt.data
         if self.instrs and self.instrs[-1].is_terminator:
@@ -131,7 +149,7 @@ class _Builder:
         label_positions = _LABEL_POSITIONS.get(opcode, ())
         out = []
         for pos, op in enumerate(ops):
-            if isinstance(op, _MemRef):
+            if isinstance(op, MemRef):
                 out.append(op.mem)
             elif isinstance(op, Token):
                 if pos in label_positions:

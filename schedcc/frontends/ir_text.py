@@ -26,7 +26,7 @@ from schedcc.ir import INFIX_OPCODES, Affine, Attr, Const, Loc, Mem, Program, Sy
 from schedcc._perf import paused_gc
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_fastpath import fast_statement
-from schedcc.frontends.ir_structure import _Builder, _MemRef, _Stmt, _tok_loc
+from schedcc.frontends.ir_structure import StructureBuilder, MemRef, Statement, token_loc, parse_number
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).
@@ -48,18 +48,9 @@ _TERMINAL_WORDS = {
 }
 
 
-def parse_number(text: str) -> int | float:
-    """``42``, ``0x1f``, ``2.5``, ``1e9`` -> int or float."""
-    if text[:2] in ("0x", "0X"):
-        return int(text, 16)
-    if any(c in text for c in ".eE"):
-        return float(text)
-    return int(text)
-
-
 class _Lines(Transformer):
-    """Turns each parsed line into a :class:`_Stmt`. Operands stay tokens until
-    :class:`_Builder` knows whether a name is a register or a label."""
+    """Turns each parsed line into a :class:`Statement`. Operands stay tokens until
+    :class:`StructureBuilder` knows whether a name is a register or a label."""
 
     def __init__(self, file: str):
         super().__init__()
@@ -114,13 +105,13 @@ class _Lines(Transformer):
 
     def array_ref(self, c):
         name, (aff, _) = c
-        return _MemRef(Mem(str(name), aff), name)
+        return MemRef(Mem(str(name), aff), name)
 
     def pointer_ref(self, c):
         aff, tok = c[0]
         if len(aff.terms) != 1 or aff.terms[0][1] != 1:
             raise self._error(tok, f"a pointer reference is [base] or [base + offset], not [{aff}]")
-        return _MemRef(Mem(None, aff), tok)
+        return MemRef(Mem(None, aff), tok)
 
     # -- attributes ----------------------------------------------------------
     def _number_attr(self, num: Token, unit: Token | None, negative: bool) -> Attr:
@@ -205,24 +196,24 @@ class _Lines(Transformer):
     def instr(self, c):
         form = c[0]
         attrs = c[1] if len(c) > 1 and c[1] is not None else ()
-        return _Stmt("instr", form[0], (form, attrs))
+        return Statement("instr", form[0], (form, attrs))
 
     # -- structure ---------------------------------------------------------------
     def func_head(self, c):
         name, *params = c
-        return _Stmt("func", name, [p for p in params if p is not None])
+        return Statement("func", name, [p for p in params if p is not None])
 
     def func_end(self, c):
-        return _Stmt("end", c[0], None)
+        return Statement("end", c[0], None)
 
     def label(self, c):
-        return _Stmt("label", c[0], str(c[0]))
+        return Statement("label", c[0], str(c[0]))
 
     def start(self, c):
         return list(c)
 
     def _error(self, tok: Token, message: str) -> SchedccError:
-        return SchedccError(message, _tok_loc(tok, self.file), width=max(len(str(tok)), 1))
+        return SchedccError(message, token_loc(tok, self.file), width=max(len(str(tok)), 1))
 
 
 @functools.lru_cache(maxsize=1)
@@ -308,7 +299,7 @@ def syntax_error(err: UnexpectedInput, file: str, parser: Lark | None = None,
 _syntax_error = syntax_error
 
 
-def _statements(text: str, filename: str, fast: bool) -> list[_Stmt]:
+def _statements(text: str, filename: str, fast: bool) -> list[Statement]:
     """Statements of all lines: common lines through the fast path, the rest
     through Lark (given the text with the fast lines blanked, so that line
     numbers stay right), merged back in line order."""
@@ -316,7 +307,7 @@ def _statements(text: str, filename: str, fast: bool) -> list[_Stmt]:
     transformer.file = filename
     if not fast:
         return lark.parse(text)
-    quick: list[_Stmt] = []
+    quick: list[Statement] = []
     rest: list[str] = []
     for number, line in enumerate(text.split("\n"), 1):
         stmt = fast_statement(line, number) if line.strip() else None
@@ -352,6 +343,6 @@ def parse(text: str, filename: str = "<input>", *, fast: bool = True) -> Program
                 raise inner from None
             raise
         with paused_gc():
-            return _Builder(filename).build(stmts)
+            return StructureBuilder(filename).build(stmts)
     except SchedccError as err:
         raise attach_source(err, text) from None

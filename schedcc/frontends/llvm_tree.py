@@ -3,6 +3,13 @@
 :class:`ToValues` turns the Lark tree of ``grammar/llvm_ir.lark`` into types
 (:class:`~schedcc.frontends.llvm_types.LType`), values (:class:`Val`) and
 instructions (:class:`LInstr`) that still carry their tokens for locations.
+
+Example::
+
+    >>> from schedcc.frontends.llvm_ir import parse_llvm
+    >>> src = parse_llvm("define i32 @f(i32 %a) {\\n  %b = add i32 %a, 1\\n  ret i32 %b\\n}\\n", "f.ll")
+    >>> [i.opcode for i in src.program.functions[0].blocks[0].instrs]
+    ['add', 'ret']
 """
 
 from __future__ import annotations

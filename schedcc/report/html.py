@@ -23,7 +23,7 @@ import datetime
 import html
 import re
 
-from schedcc import __version__
+from schedcc.resources import VERSION as __version__
 from schedcc.emit.explain import format_walkthrough
 from schedcc.emit.text import stall_reason, summary_line
 from schedcc.viz.dag_dot import dag_to_dot, dot_available

@@ -1,6 +1,15 @@
 """The loop-kernel section of the report: each loop software-pipelined by the
 modulo scheduler (:mod:`schedcc.swp.pipeliner`), drawn as the lecture draws it
 (iterations over time, not pipelined against pipelined; :mod:`schedcc.viz.kernel`).
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.target import load_target
+    >>> prog = parse(open("examples/loops/lecture_cj.ir").read())
+    >>> pictures, note = kernel_pictures(prog, load_target("la464"))
+    >>> [(p.title, "<svg" in p.svg) for p in pictures]
+    [('lecture/loop: II 2, 6 stages', True)]
 """
 
 from __future__ import annotations

@@ -49,15 +49,20 @@ def list_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | None = 
 
     The machine is the graph's own; *target* is needed only to read a plain
     ``networkx.DiGraph`` (nodes with ``latency units occupancy also``, edges
-    with ``latency``). *priority* is a name from :data:`PRIORITIES` or a
-    function from the graph to one number per node (higher first). With
-    ``explain=True`` the result records each cycle's ready list and decisions
-    in ``steps``.
+    with ``latency``), and then the schedule names the nodes as that graph
+    does. *priority* is a name from :data:`PRIORITIES` or a function from the
+    graph to one number per node (higher first). With ``explain=True`` the
+    result records each cycle's ready list and decisions in ``steps``.
     """
-    if not isinstance(graph, SchedGraph):
-        graph = as_graph(graph, load_target(target).machine if target is not None else None)
+    if isinstance(graph, SchedGraph):
+        with paused_gc():
+            return _schedule(graph, priority, explain)
+    problem = as_graph(graph, load_target(target).machine if target is not None else None)
     with paused_gc():
-        return _schedule(graph, priority, explain)
+        s = _schedule(problem, priority, explain)
+    keys = problem.keys
+    return Schedule(problem, problem.by_key(s.cycle), problem.by_key(s.unit), [keys[n] for n in s.order],
+                    s.issue_width, s.priority_name, s.priority, s.steps)
 
 
 def _schedule(graph: SchedGraph, priority, explain: bool) -> Schedule:

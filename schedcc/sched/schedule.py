@@ -1,4 +1,14 @@
-"""The result of scheduling one graph: an issue cycle and a unit per node."""
+"""The result of scheduling one graph: an issue cycle and a unit per node.
+
+Example::
+
+    >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+    >>> g = SchedGraph((Op("a", ("ALU",), 3), Op("b", ("ALU",), 1)), (Dep(0, 1, "RAW", 3),),
+    ...                Machine("toy", 1, ("ALU",)))
+    >>> s = Schedule(g, {0: 0, 1: 3}, {0: "ALU", 1: "ALU"}, [0, 1], issue_width=1)
+    >>> s.makespan, s.length, s.stalls()
+    (4, 4, 2)
+"""
 
 from __future__ import annotations
 
@@ -23,9 +33,10 @@ class Step:
 class Schedule:
     """An issue cycle and a unit for every node of ``graph``.
 
-    ``order`` lists the nodes in issue order (by cycle, then the order the
-    scheduler picked them). ``makespan`` = max over nodes of cycle + latency;
-    issue cycles start at 0.
+    Nodes are the graph's (its keys when it names them, as a graph read from
+    networkx does). ``order`` lists the nodes in issue order (by cycle, then
+    the order the scheduler picked them). ``makespan`` = max over nodes of
+    cycle + latency; issue cycles start at 0.
     """
 
     graph: SchedGraph
@@ -45,6 +56,9 @@ class Schedule:
     @property
     def makespan(self) -> int:
         ops = self.graph.ops
+        if self.graph.keys is not None:
+            index = self.graph.index
+            return max((c + ops[index[n]].latency for n, c in self.cycle.items()), default=0)
         return max((c + ops[n].latency for n, c in self.cycle.items()), default=0)
 
     @property

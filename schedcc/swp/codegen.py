@@ -36,6 +36,14 @@ The kernel's exit test is the loop's own compare with the bound shifted by
 iterations remain?" without a separate counter.
 
 O(S * u * n) instructions are produced. The output parses again as IR.
+
+Example (the pipeliner calls :func:`generate` for every loop it schedules)::
+
+    >>> from schedcc import parse
+    >>> from schedcc.swp.pipeliner import pipeline_program
+    >>> res = pipeline_program(parse(open("examples/loops/lecture_cj.ir").read()), "la464")
+    >>> [b.label for b in res.loops[0].blocks][:4]
+    ['loop', 'loop.pipe', 'loop.pre', 'loop.pro']
 """
 
 from __future__ import annotations

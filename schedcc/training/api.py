@@ -36,18 +36,23 @@ def generate(model: str = "transformer", **options) -> Program:
         return generate_program(TransformerConfig(**options))
 
 
-def _graph(step: Program | TrainingGraph, target: Target | str, groups, overrides) -> TrainingGraph:
+def _resolve(step: Program | TrainingGraph, target: Target | str) -> Target:
+    """The cluster model: a graph's own when *target* names it, else loaded (once, here)."""
+    if isinstance(step, TrainingGraph) and (target is step.target or target == step.target.name):
+        return step.target
+    return load_target(target)
+
+
+def _graph(step: Program | TrainingGraph, target: Target, groups, overrides) -> TrainingGraph:
     if isinstance(step, TrainingGraph):
-        if not overrides and not groups and (target is step.target or target == step.target.name):
+        if not overrides and not groups and target is step.target:
             return step
         if step.program is None:
             from schedcc.errors import SchedccError
             raise SchedccError("this graph has no program to rebuild it from; pass the Program instead")
-        target = target if target != step.target.name else step.target
-        return build_training_graph(step.program, apply_overrides(load_target(target), overrides),
+        return build_training_graph(step.program, apply_overrides(target, overrides),
                                     {**step.groups, **(groups or {})})
-    tgt = apply_overrides(load_target(target), overrides)
-    return build_training_graph(step, tgt, groups)
+    return build_training_graph(step, apply_overrides(target, overrides), groups)
 
 
 def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = "priority",
@@ -66,7 +71,7 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
         from schedcc.errors import SchedccError
         raise SchedccError(f"iterations must be at least 1, got {iterations}")
     with paused_gc():
-        tg = _graph(step, target, groups, overrides)
+        tg = _graph(step, _resolve(step, target), groups, overrides)
         plan = make_plan(tg, policy, **options)
         run = run_plan(tg, plan, iterations)
         return summarize(run, policy, tg.target.name, len(tg))
@@ -75,8 +80,8 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
 def compare(step: Program | TrainingGraph, target: Target | str, policies=tuple(POLICIES),
             iterations: int = 3, groups=None, overrides=None, **options) -> list[StepResult]:
     """:func:`schedule` under every policy in *policies* (the graph is built once)."""
-    tg = _graph(step, target, groups, overrides)
-    return [schedule(tg, target, p, iterations, **options) for p in policies]
+    tg = _graph(step, _resolve(step, target), groups, overrides)
+    return [schedule(tg, tg.target, p, iterations, **options) for p in policies]
 
 
 def pipeline(schedule_name: str = "1f1b", stages: int = 4, microbatches: int = 8, **options):

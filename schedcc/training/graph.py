@@ -173,13 +173,12 @@ def build_training_graph(program: Program, target: Target | str, groups: dict[st
     *groups* gives group sizes (``{"dp": 8}``); a collective's ``ranks``
     attribute wins; the default is every device of the cluster.
     """
+    tgt = apply_overrides(load_target(target), overrides)  # a library entry point: a name works too
     with paused_gc():
-        return _build(program, target, groups, overrides)
+        return _build(program, tgt, groups)
 
 
-def _build(program: Program, target: Target | str, groups: dict[str, int] | None,
-           overrides: dict[str, str] | None) -> TrainingGraph:
-    tgt = apply_overrides(load_target(target), overrides)
+def _build(program: Program, tgt: Target, groups: dict[str, int] | None) -> TrainingGraph:
     cluster = cluster_of(tgt)
     groups = dict(groups or {})
     for name, size in groups.items():

@@ -3,6 +3,14 @@
 The bars go to :func:`schedcc.viz.timeline.write_timeline`, the events to
 :func:`schedcc.viz.chrome_trace.write_chrome_trace`. Times are the checker's
 simulation of the synchronised code (the schedule's without a check).
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.ascend import compile_kernels
+    >>> kernels = compile_kernels(parse(open("examples/ascend/vector_add.ir").read()), "ascend")
+    >>> sorted({b.lane for b in timeline_bars(kernels)})
+    ['MTE2', 'MTE3', 'S', 'V']
 """
 
 from __future__ import annotations

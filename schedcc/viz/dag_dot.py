@@ -3,6 +3,15 @@
 Nodes show the instruction and its priority; edges their kind and latency;
 the critical path is drawn bold red. Without Graphviz's ``dot`` program the
 DOT text is still written, with a note on how to get the picture.
+
+Example::
+
+    >>> from schedcc import build_dag, parse
+    >>> dag = build_dag(parse(open("examples/lecture.ir").read()).functions[0].blocks[0], "mips4")
+    >>> sorted(critical_edges(dag))
+    [(0, 1), (1, 3)]
+    >>> "RAW t0: 3" in dag_to_dot(dag).source
+    True
 """
 
 from __future__ import annotations

@@ -5,6 +5,15 @@ cycle, coloured by its stage. The upper rows run the iterations one after the
 other (the loop list-scheduled, a new iteration every ``cycles_before``
 cycles); the lower rows start a new iteration every II cycles, as the modulo
 schedule does: the lecture's figure. Drawn with :mod:`schedcc.viz.timeline`.
+
+Example::
+
+    >>> from schedcc import parse
+    >>> from schedcc.swp.pipeliner import pipeline_program
+    >>> res = pipeline_program(parse(open("examples/loops/lecture_cj.ir").read()), "la464")
+    >>> bars, lanes = kernel_bars(res.loops[0], res.target, iterations=2)
+    >>> lanes
+    ['not pipelined: iteration 0', 'not pipelined: iteration 1', 'pipelined: iteration 0', 'pipelined: iteration 1']
 """
 
 from __future__ import annotations
