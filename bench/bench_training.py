@@ -45,7 +45,7 @@ def full_step(config: dict, target: str, iterations: int, policy: str = "priorit
         write_step_trace(os.path.join(tmp, "trace.json"), res)
         size = os.path.getsize(os.path.join(tmp, "trace.json"))
     t4 = time.perf_counter()
-    out.update(operators=len(tg), nodes=res.run.graph.number_of_nodes(), gen=t1 - t0, graph=t2 - t1,
+    out.update(operators=len(tg), nodes=len(res.run.graph), gen=t1 - t0, graph=t2 - t1,
                schedule=t3 - t2, trace=t4 - t3, total=t4 - t0, trace_mb=size / 2**20,
                step_ms=res.step_time_us / 1000)
     return out
