@@ -13,7 +13,7 @@ import sys
 
 from schedcc.commands import _ascend, pipeline_opts
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import check_distinct_outputs, read_input
+from schedcc.fileio import check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
 
@@ -118,9 +118,10 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    check_distinct_outputs({opt: getattr(args, attr, None) for opt, attr in (
+    check_outputs({opt: getattr(args, attr, None) for opt, attr in (
         ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
-        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))})
+        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))},
+        (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         from schedcc.driver.job import Job, run_job
