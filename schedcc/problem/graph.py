@@ -37,7 +37,10 @@ import functools
 from dataclasses import dataclass, field, replace as _replace
 from typing import Any, Hashable, Iterable, Mapping, NamedTuple
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads on first use: a CPU block never needs it
+    import networkx as nx
 
 DEP_KINDS = ("RAW", "WAR", "WAW", "MEM", "CTRL", "ORDER", "P2P", "DATA", "EVENT")
 """Dependence kinds: register hazards, memory, the terminator, a stream's program
@@ -262,6 +265,7 @@ class SchedGraph:
         """A new ``networkx.DiGraph`` over the nodes ``0..n-1``: node attributes are the
         :class:`Op` fields, edge attributes the :class:`Dep` fields (one edge per pair:
         the last dependence given), ``graph["machine"]`` the machine."""
+        import networkx as nx
         g = nx.DiGraph(machine=self.machine, source=self.source)
         node = {i: op._asdict() for i, op in enumerate(self.ops)}
         succ: dict[int, dict] = {i: {} for i in node}
