@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
     from schedcc.emit.explain import format_walkthrough
-    from schedcc.emit.json_out import dumps, program_json
+    from schedcc.emit.json_out import program_json, program_json_text
     from schedcc.emit.text import format_program
     from schedcc.fileio import write_output
     from schedcc.viz.pipeline_diagram import format_block_diagrams
@@ -159,7 +159,7 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
         from schedcc.viz.pipeline_svg import write_pipeline_picture
         write_pipeline_picture(blocks, args.emit_pipeline, inputs)
     if args.format == "json":
-        sys.stdout.write(dumps(program_json(blocks, args.priority)))
+        sys.stdout.write(program_json_text(blocks, args.priority))
     else:
         sys.stdout.write(format_program(blocks))
         if args.show_pipeline and not args.explain:  # --explain shows it already
