@@ -223,7 +223,12 @@ class SchedGraph:
 
     def heights(self) -> list[int]:
         """Latency-weighted height of every node: the longest path to the end of the
-        graph over distance-0 dependences, counting the last node's own latency. O(n + e)."""
+        graph over distance-0 dependences, counting the last node's own latency.
+        O(n + e) once per graph (the priority and the lower bound both ask), O(n) after."""
+        return list(self._heights)
+
+    @functools.cached_property
+    def _heights(self) -> tuple[int, ...]:
         height = [0] * len(self.ops)
         ops, succ = self.ops, self.succ
         for i in reversed(self.topological_order):
@@ -234,11 +239,11 @@ class SchedGraph:
                     if h > best:
                         best = h
             height[i] = best
-        return height
+        return tuple(height)
 
     def critical_path(self) -> int:
         """The longest latency-weighted path (0 for an empty graph)."""
-        return max(self.heights(), default=0)
+        return max(self._heights, default=0)
 
     # -- new graphs from this one ---------------------------------------------------------
     def replace(self, **changes: Any) -> "SchedGraph":
