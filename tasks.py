@@ -2,7 +2,7 @@
 """Project tasks that work on a fresh Debian machine with nothing but python3.
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
-    python3 tasks.py test    # set up the same, then run the whole test suite
+    python3 tasks.py test    # set up the same (and the tools tests use), then run the whole test suite
     python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
@@ -31,7 +31,7 @@ def run(cmd: list[str], **kw) -> None:
     subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
-def apt_install(*packages: str) -> bool:
+def apt_install(*packages: str, update: bool = True) -> bool:
     """Install Debian packages when we may (root, or sudo without a password)."""
     if not shutil.which("apt-get"):
         return False
@@ -42,7 +42,8 @@ def apt_install(*packages: str) -> bool:
         prefix = ["sudo", "-n"]
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     try:
-        run(prefix + ["apt-get", "update", "-qq"], env=env)
+        if update:
+            run(prefix + ["apt-get", "update", "-qq"], env=env)
         run(prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], env=env)
     except subprocess.CalledProcessError:
         return False
@@ -78,37 +79,57 @@ def demo() -> int:
     ensure_venv()
     ensure_dot()
     out = ROOT / "lecture-dag.svg"
+    for old in (out, out.with_suffix(".dot")):
+        if old.exists():
+            old.unlink()  # say only what this run wrote
     cmd = [BIN / "schedcc", ROOT / "examples" / "lecture.ir", "--target", "mips4", "--emit-dag", out]
     run(cmd)
-    say(f"the DAG picture is in {out}")
+    if out.exists():
+        say(f"the DAG picture is in {out}")
+    elif out.with_suffix(".dot").exists():
+        say(f"Graphviz is missing, so the DAG is in {out.with_suffix('.dot')} (Graphviz's text form), "
+            "not drawn; install Graphviz (apt-get install graphviz) for the picture")
     return 0
 
 
-# Tools some tests need beyond Python: a real browser for the HTML report
-# (chromium) and the front ends' compile-assemble-run tests (clang-16,
-# llvm-mc-16, ld.lld-16, qemu-loongarch64). Without them those tests skip with
-# a reason; CI installs them.
-CI_TOOLS = {"chromium": "chromium", "clang-16": "clang-16", "llvm-mc-16": "llvm-16",
-            "ld.lld-16": "lld-16", "qemu-loongarch64": "qemu-user"}
-BROWSER_FONTS = ("fonts-dejavu-core", "fonts-wqy-microhei")
+# Tools tests need beyond Python, and the Debian package of each: Graphviz for
+# the pictures, a real browser for the HTML report (chromium, with fonts for
+# Latin and Chinese text), and the front ends' compile-assemble-run tests
+# (clang-16, llc-16 / llvm-mc-16 / llvm-as-16, ld.lld-16, qemu-loongarch64).
+# `tasks.py test` installs the missing ones (as root or with password-less
+# sudo); where it cannot, the tests that need them skip and say which tool.
+TEST_TOOLS = {"dot": "graphviz", "chromium": "chromium", "clang-16": "clang-16", "llc-16": "llvm-16",
+              "llvm-mc-16": "llvm-16", "llvm-as-16": "llvm-16", "ld.lld-16": "lld-16",
+              "qemu-loongarch64": "qemu-user"}
+FONT_FILES = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf": "fonts-dejavu-core",
+              "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"}
 
 
-def ensure_ci_tools() -> None:
-    if not os.environ.get("CI"):
-        return
-    missing = sorted({pkg for tool, pkg in CI_TOOLS.items() if not shutil.which(tool)})
+def missing_test_packages() -> list[str]:
+    """The Debian packages of the test tools that are not on this machine."""
+    missing = {pkg for tool, pkg in TEST_TOOLS.items() if not shutil.which(tool)}
+    missing |= {pkg for path, pkg in FONT_FILES.items() if not Path(path).exists()}
+    return sorted(missing)
+
+
+def ensure_test_tools() -> None:
+    missing = missing_test_packages()
     if not missing:
         return
-    say(f"CI: installing {', '.join(missing)} for the browser and toolchain tests")
-    fonts = BROWSER_FONTS if "chromium" in missing else ()
-    if not apt_install(*missing, *fonts):
-        say(f"could not install {', '.join(missing)}; the tests that need them will skip")
+    say(f"installing {', '.join(missing)} for the picture, browser and toolchain tests")
+    if apt_install(*missing):
+        return
+    # One package this release lacks must not keep the others out.
+    failed = [pkg for pkg in missing if not apt_install(pkg, update=False)]
+    if failed:
+        missing = failed
+        say(f"could not install {', '.join(missing)} (this needs apt-get as root or with password-less "
+            "sudo); the tests that need them will skip, each saying which tool is missing")
 
 
 def test() -> int:
     ensure_venv()
-    ensure_dot()
-    ensure_ci_tools()
+    ensure_test_tools()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 

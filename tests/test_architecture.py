@@ -73,7 +73,7 @@ def test_the_target_loader_imports_no_domain_and_loads_no_code_by_name():
         text = path.read_text()
         assert "importlib" not in text and "__import__" not in text, path
         for module in _imports(path):
-            assert _unit_of_module(module) in ("ir", "problem", "errors", "resources", "target", "_perf"), \
+            assert _unit_of_module(module) in ("ir", "problem", "errors", "fileio", "resources", "target", "_perf"), \
                 (path, module)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from schedcc.cli import main
+from tools import needs
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -44,6 +45,7 @@ def test_json_schema_fields(capsys):
     assert set(block["schedule"][0]) == {"id", "cycle", "unit"}
 
 
+@needs("dot")
 def test_dag_picture_svg_png_dot(tmp_path, capsys):
     for suffix in ("svg", "png", "dot"):
         out = tmp_path / f"dag.{suffix}"
@@ -77,6 +79,7 @@ def test_failure_leaves_existing_outputs_alone(tmp_path, capsys):
     assert code == 2 and out.read_text() == "precious\n"
 
 
+@needs("dot")
 def test_thirty_instruction_block_picture_is_readable(tmp_path, capsys):
     """Regression guard for the picture the issue asks to look at (examples/block30.ir)."""
     code, _, _ = run([ROOT / "examples/block30.ir", "--target", "la464", "--emit-dag", tmp_path / "d.svg"], capsys)

@@ -235,10 +235,13 @@ def test_cli_schedules_and_writes_back_each_language(tmp_path, root):
 def test_cli_parse_error_exit_2_and_input_kept(tmp_path, root):
     bad = tmp_path / "bad.s"
     bad.write_text("f:\n\tadd.d $a0, $a1, ,\n")
-    proc = _cli(bad, "--target", "la464", "-o", bad, cwd=root)
+    proc = _cli(bad, "--target", "la464", "-o", tmp_path / "out.s", cwd=root)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"{bad}:2:")
-    assert "Traceback" not in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out.s").exists()
+    # -o onto the input is refused before the input is even parsed (outputs are checked first)
+    proc = _cli(bad, "--target", "la464", "-o", bad, cwd=root)
+    assert proc.returncode == 2 and "refusing to overwrite the input file" in proc.stderr
     assert bad.read_text() == "f:\n\tadd.d $a0, $a1, ,\n"
     good = tmp_path / "good.s"
     good.write_text(ASM)

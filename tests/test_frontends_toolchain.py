@@ -4,16 +4,17 @@ the scheduled output must be accepted by LLVM's tools and compute what the
 original computed (native run for LLVM IR, qemu-loongarch64 for assembly).
 
 Needs Debian's clang-16, llvm-16, lld-16 and qemu-user (`python3 tasks.py test`
-installs them in CI); each test skips, saying which tool is missing, without them.
+installs them); each test skips, saying which tool is missing, without them.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tools import need
 
 from schedcc.driver import schedule_program
 from schedcc.frontends import parse_source
@@ -22,12 +23,6 @@ DATA = Path(__file__).resolve().parent / "data" / "c"
 PROGRAMS = ["arrays", "overlap", "floats", "arith"]
 LEVELS = ["-O0", "-O1", "-O2"]
 LA_FLAGS = ["--target=loongarch64-linux-gnu", "-ffreestanding", "-fno-builtin", "-nostdlib", f"-I{DATA}"]
-
-
-def need(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)} (apt-get install clang-16 llvm-16 lld-16 qemu-user)")
 
 
 def run(cmd: list, **kw) -> subprocess.CompletedProcess:
@@ -93,7 +88,7 @@ def test_llvm_ir_runs_the_same_after_scheduling(tmp_path, program, level):
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_llvm_ir_for_loongarch_goes_through_llc(tmp_path, level):
-    need("clang-16", "llc-16")
+    need("clang-16", "llc-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
     original = tmp_path / "arrays.ll"
     run(["clang-16", *LA_FLAGS, level, "-S", "-emit-llvm", DATA / "arrays.c", "-o", original])
     scheduled = tmp_path / "arrays.sched.ll"

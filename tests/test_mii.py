@@ -97,3 +97,48 @@ def test_many_recurrences_stay_fast():
     value = rec_mii(g).value
     assert time.perf_counter() - t0 < 2.0
     assert value == 16  # 5 edges of latency 3 + 1 back over distance 1
+
+
+def test_rec_mii_of_a_2000_operation_loop_is_fast_and_exact():
+    """Issue 10: the MII search grew about n^3 (Floyd-Warshall per binary-search step);
+    Howard's policy iteration finds the maximum cycle ratio in near-linear time."""
+    import random
+    import time
+    from schedcc.swp.loopgen import random_loop
+    from schedcc.swp.loops import find_loops, loop_dag
+    from schedcc import parse
+    loop = find_loops(parse(random_loop(random.Random(0), 2000)).function("f"))[0]
+    dag = loop_dag(loop, "la464")
+    t0 = time.perf_counter()
+    got = rec_mii(dag)
+    assert time.perf_counter() - t0 < 15.0  # about 1 s on the project machine
+    assert got.value == math.ceil(got.latency / got.distance)
+    # the cycle it reports is a cycle of the graph with those sums
+    pairs = list(zip(got.cycle, got.cycle[1:] + got.cycle[:1]))
+    edges = {(d.src, d.dst): d for d in dag.deps}
+    assert all(p in edges for p in pairs)
+
+
+def test_zero_distance_cycle_of_latency_zero_takes_the_exact_search():
+    g = nx.DiGraph()
+    for k in range(3):
+        g.add_node(k, latency=1)
+    g.add_edge(0, 1, latency=0, distance=0)
+    g.add_edge(1, 0, latency=0, distance=0)  # a distance-0 cycle that constrains nothing
+    g.add_edge(1, 2, latency=4, distance=0)
+    g.add_edge(2, 0, latency=3, distance=2)
+    assert rec_mii(g).value == 4  # 0 -> 1 -> 2 -> 0: latency 7 over distance 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(cyclic_graphs())
+def test_howard_agrees_with_the_binary_search(g):
+    from schedcc.problem import as_graph
+    from schedcc.sched.mii import _rec_mii_by_search, max_cycle_ratio
+    sg = as_graph(g)
+    comps = [sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1 or g.has_edge(*(list(c) * 2))]
+    for nodes in comps:
+        inside = [(d.src, d.dst, d.latency, d.distance) for d in sg.deps if d.src in nodes and d.dst in nodes]
+        lat, dist, _ = max_cycle_ratio(nodes, inside)
+        searched = _rec_mii_by_search(nodes, inside)
+        assert (math.ceil(lat / dist) if lat > 0 else None) == searched

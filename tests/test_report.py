@@ -113,7 +113,7 @@ def screenshot(page: Path, png: Path, width: int = 1280, height: int = 2400) -> 
 
 @pytest.mark.skipif(find_chromium() is None,
                     reason="chromium is not installed (apt-get install chromium; "
-                           "`python3 tasks.py test` installs it when CI is set)")
+                           "`python3 tasks.py test` installs it)")
 def test_report_renders_in_headless_chromium(lecture_page, tmp_path):
     png = tmp_path / "lecture.png"
     screenshot(lecture_page, png)

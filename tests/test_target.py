@@ -42,17 +42,25 @@ def test_minimal_model():
     (("issue_width = 2", 'issue_width = "two"'), "target.issue_width", "expected an integer"),
     (('name = "toy"\n', ""), "target.name", "missing"),
     (('units = ["ALU"]', 'units = ["ALU9"]'), "classes.alu.units", "unknown unit 'ALU9'"),
-    (("latency = 2", "latency = -1"), "classes.alu.latency", "must be at least 0"),
+    (("latency = 2", "latency = -1"), "classes.alu.latency", "must be from 0 to 1,000,000"),
     (("bytes = 64", "bytes = 0"), "classes.copy.latency_per.bytes", "expected a positive rate"),
     (('opcodes = ["copy"]', "opcodes = []"), "classes.copy.opcodes", "non-empty list"),
-    (("ALU = 2", "ALU = 0"), "units.ALU", "count must be at least 1"),
+    (("ALU = 2", "ALU = 0"), "units.ALU", "count must be from 1 to 1,024"),
+    (("ALU = 2", "ALU = 100000000"), "units.ALU", "count must be from 1 to 1,024"),
+    (("latency = 2", "latency = 3000000000"), "classes.alu.latency", "must be from 0 to 1,000,000"),
+    (("bytes = 64", "bytes = inf"), "classes.copy.latency_per.bytes", "out of range"),
+    (("issue_width = 2", "issue_width = 100000"), "target.issue_width", "must be at most 1,024"),
 ])
 def test_validation_errors_name_file_and_key(edit, key, words):
     text = MINIMAL.replace(*edit)
     with pytest.raises(SchedccError) as exc:
         parse_target(text, "toy.toml")
-    msg = exc.value.message
-    assert msg.startswith(f"toy.toml: key '{key}'") and words in msg
+    err = exc.value
+    # Issue 10: the error points at the line of the key (or of its table when the key is missing).
+    assert err.message.startswith(f"key '{key}'") and words in err.message
+    assert err.loc is not None and err.loc.file == "toy.toml"
+    line = text.splitlines()[err.loc.line - 1]
+    assert key.split(".")[-1] in line or line.startswith("[")
 
 
 def test_toml_syntax_error_is_located():

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from doc_commands import check, commands
+from tools import needs
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "tutorial.md"
@@ -14,6 +15,7 @@ def test_tutorial_has_commands():
     assert len(commands(TUTORIAL.read_text())) >= 8
 
 
+@needs("dot")  # its commands draw the DAG
 def test_tutorial_outputs_are_real():
     problems = check(TUTORIAL)
     if problems:

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schedcc.emit.training import format_compare
     from schedcc.errors import SchedccError, located
-    from schedcc.fileio import read_input
+    from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends.ir_text import parse
     from schedcc.training.api import schedule
     from schedcc.training.graph import build_training_graph
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             raise SchedccError(f"unknown policy '{p}'", notes=["policies: " + ", ".join(POLICIES)])
     if not policies:
         raise SchedccError("--policies names no policy")
+    check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         target = cluster_model(args)

@@ -66,7 +66,9 @@ def _size(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.errors import located
-    from schedcc.fileio import read_input
+    from schedcc.fileio import check_outputs, read_input
+    check_outputs({"--trace": args.trace, "--timeline": args.timeline},
+                  (args.import_file,) if args.import_file else ())
     if not args.import_file:
         return _run(args, None)
     text, fname = read_input(args.import_file)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.emit.json_out import dumps
-from schedcc.emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
 from schedcc.errors import SchedccError
 from schedcc.fileio import write_output
 from schedcc.ir import print_program
@@ -34,6 +32,9 @@ def wants_pipeline(args: argparse.Namespace) -> bool:
 def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
     """Print the pipelining report (text) or add ``loops`` to the JSON document *list_doc*;
     write the pipelined program and the kernel picture asked for."""
+    # Here, not at the top: the default command imports this module for its options.
+    from schedcc.emit.json_out import dumps
+    from schedcc.emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
     inputs = (args.file,)
     notes = []
     if args.output:

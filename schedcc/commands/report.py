@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from schedcc.driver import schedule_program
-from schedcc.fileio import read_input, write_output
+from schedcc.fileio import check_output, read_input, write_output
 from schedcc.frontends import LANGS
 from schedcc.teaching.grading import parse_program
 from schedcc.sched.priority import PRIORITIES
@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schedcc.report.html import report_html  # Graphviz is needed only here
 
+    check_output(args.output, (args.file,))
     text, name = read_input(args.file)
     args._source_text = text
     program = parse_program(text, name, args.lang)
@@ -45,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
                        title=args.title)
     write_output(args.output, page, (args.file,))
     blocks = len(result.blocks)
-    sys.stdout.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
-                     f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
-                     f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
+    # With -o - the page is standard output: the summary goes to standard error.
+    out = sys.stderr if args.output == "-" else sys.stdout
+    out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
+              f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
+              f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
     return 0

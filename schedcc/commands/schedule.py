@@ -13,7 +13,7 @@ import sys
 
 from schedcc.commands import _ascend, pipeline_opts
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import check_distinct_outputs, read_input
+from schedcc.fileio import check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
 
@@ -118,9 +118,10 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    check_distinct_outputs({opt: getattr(args, attr, None) for opt, attr in (
+    check_outputs({opt: getattr(args, attr, None) for opt, attr in (
         ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
-        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))})
+        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))},
+        (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         from schedcc.driver.job import Job, run_job
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
     from schedcc.emit.explain import format_walkthrough
-    from schedcc.emit.json_out import dumps, program_json
+    from schedcc.emit.json_out import program_json, program_json_text
     from schedcc.emit.text import format_program
     from schedcc.fileio import write_output
     from schedcc.viz.pipeline_diagram import format_block_diagrams
@@ -158,7 +159,7 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
         from schedcc.viz.pipeline_svg import write_pipeline_picture
         write_pipeline_picture(blocks, args.emit_pipeline, inputs)
     if args.format == "json":
-        sys.stdout.write(dumps(program_json(blocks, args.priority)))
+        sys.stdout.write(program_json_text(blocks, args.priority))
     else:
         sys.stdout.write(format_program(blocks))
         if args.show_pipeline and not args.explain:  # --explain shows it already

@@ -123,8 +123,9 @@ def present(result, name: str, fmt: str, source_path: str, trace: str | None = N
 def run(args: argparse.Namespace) -> int:
     from schedcc.driver.job import Job, run_job
     from schedcc.errors import located
-    from schedcc.fileio import read_input
+    from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends import parse_source
+    check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         job = Job(parse_source(text, name, "ir"), cluster_model(args), step_options(args))

@@ -28,13 +28,36 @@ from schedcc.errors import SchedccError
 from schedcc.ir import Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg
 
 
+NUMBER_MAX = 10**18  # the largest magnitude of a number in the IR (docs/ir.md)
+
+
+class NumberOutOfRange(ValueError):
+    """A number that reads, but outside what schedcc accepts: infinite, or beyond NUMBER_MAX."""
+
+
 def parse_number(text: str) -> int | float:
-    """``42``, ``0x1f``, ``2.5``, ``1e9`` -> int or float."""
+    """``42``, ``0x1f``, ``2.5``, ``1e9`` -> int or float; at most 1e18 in magnitude.
+
+    >>> parse_number("0x1f"), parse_number("2.5e3")
+    (31, 2500.0)
+    >>> parse_number("1e400")
+    Traceback (most recent call last):
+    ...
+    schedcc.frontends.ir_structure.NumberOutOfRange: the number 1e400 is out of range: numbers are finite and at most 1e18 in magnitude
+    """
+    if len(text) > 40:  # long digit strings: refuse before converting (int() of 10^6 digits is slow)
+        raise NumberOutOfRange(f"the number {text[:20]}... ({len(text)} characters) is out of range: "
+                               "numbers are finite and at most 1e18 in magnitude")
     if text[:2] in ("0x", "0X"):
-        return int(text, 16)
-    if any(c in text for c in ".eE"):
-        return float(text)
-    return int(text)
+        value: int | float = int(text, 16)
+    elif any(c in text for c in ".eE"):
+        value = float(text)
+    else:
+        value = int(text)
+    if not abs(value) <= NUMBER_MAX:  # also catches inf and nan
+        raise NumberOutOfRange(f"the number {text} is out of range: numbers are finite and at most 1e18 "
+                               "in magnitude")
+    return value
 
 
 class MemRef(NamedTuple):

@@ -26,7 +26,8 @@ from schedcc.ir import INFIX_OPCODES, Affine, Attr, Const, Loc, Mem, Program, Sy
 from schedcc._perf import paused_gc
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_fastpath import fast_statement
-from schedcc.frontends.ir_structure import StructureBuilder, MemRef, Statement, token_loc, parse_number
+from schedcc.frontends.ir_structure import (NUMBER_MAX, MemRef, NumberOutOfRange, Statement, StructureBuilder, parse_number,
+                                            token_loc)
 
 # Multipliers for numbers with units in attributes. Sizes become bytes, times
 # become microseconds (the unit of Chrome traces).
@@ -56,31 +57,37 @@ class _Lines(Transformer):
         super().__init__()
         self.file = file
 
+    def _num(self, tok: Token) -> int | float:
+        try:
+            return parse_number(str(tok))
+        except NumberOutOfRange as err:
+            raise self._error(tok, str(err)) from None
+
     # -- leaves -------------------------------------------------------------
     def reg(self, c):
         return c[0]
 
     def const(self, c):
-        return Const(parse_number(c[0]), str(c[0]))
+        return Const(self._num(c[0]), str(c[0]))
 
     def neg_const(self, c):
-        return Const(-parse_number(c[0]), "-" + str(c[0]))
+        return Const(-self._num(c[0]), "-" + str(c[0]))
 
     def binop(self, c):
         return str(c[0])
 
     # -- memory references ---------------------------------------------------
     def aconst(self, c):
-        return ({}, parse_number(c[0]), c[0])
+        return ({}, self._num(c[0]), c[0])
 
     def areg(self, c):
         return ({str(c[0]): 1}, 0, c[0])
 
     def ascaled(self, c):
-        return ({str(c[1]): int(parse_number(c[0]))}, 0, c[0])
+        return ({str(c[1]): int(self._num(c[0]))}, 0, c[0])
 
     def ascaled_r(self, c):
-        return ({str(c[0]): int(parse_number(c[1]))}, 0, c[0])
+        return ({str(c[0]): int(self._num(c[1]))}, 0, c[0])
 
     def neg_term(self, c):
         terms, const, tok = c[0]
@@ -115,10 +122,12 @@ class _Lines(Transformer):
 
     # -- attributes ----------------------------------------------------------
     def _number_attr(self, num: Token, unit: Token | None, negative: bool) -> Attr:
-        value = parse_number(num)
+        value = self._num(num)
         text = ("-" if negative else "") + str(num) + (str(unit) if unit else "")
         if unit is not None:
             value = value * UNIT_SCALE[str(unit)]
+            if not abs(value) <= NUMBER_MAX:
+                raise self._error(num, f"{text} is out of range: values are at most 1e18 (in bytes, FLOPs, ...)")
             if float(value).is_integer() and str(unit) not in ("ns", "us", "ms", "s"):
                 value = int(value)
         return Attr(-value if negative else value, text)

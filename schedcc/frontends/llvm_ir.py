@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
+from schedcc.frontends.llvm_check import check_function
 from schedcc.errors import SchedccError, attach_source
 from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from schedcc.resources import grammar_path
@@ -387,6 +388,8 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
                 pinned[(fname, label)] = pins
             param_regs = tuple(Reg(str(p[2])) for p in params if p[2] is not None)
             functions.append(Function(fname, param_regs, tuple(blocks), Loc(filename, name_tok.line, name_tok.column)))
+            check_function(functions[-1], [(str(li.result), fb.loc(li.result)) for li in body
+                                           if isinstance(li, LInstr) and li.result is not None])
         program = Program(tuple(functions), filename)
         one_instruction_per_line(program)
     except SchedccError as err:

@@ -91,6 +91,9 @@ _WORDS = {"MNEMONIC": "an instruction", "DIRECTIVE": "a directive (.text)", "LAB
           "SIGN": "'+' or '-'", "_NL": "end of line", "$END": "end of file"}
 
 
+MAX_OPERANDS = 4  # rd, rj, rk, ra (fmadd.d) or an immediate
+
+
 @dataclass
 class _Line:
     """One parsed source line."""
@@ -169,11 +172,20 @@ class _Decoder:
             raise self.error(op[1], f"unknown register '{op[1]}'", notes)
         return Reg("$" + ABI_NAMES[name])
 
+    def immediate(self, tok: Token) -> int:
+        """An immediate or offset: a 64-bit value at most (the assembler encodes fewer bits)."""
+        text = str(tok)
+        value = int(text, 0) if len(text) <= 24 else None
+        if value is None or not -2**63 <= value < 2**64:
+            raise self.error(tok, f"immediate '{text[:24]}{'...' if len(text) > 24 else ''}' is out of range: "
+                                  "immediates and offsets fit in 64 bits")
+        return value
+
     def value(self, op, mnemonic: Token):
         if op[0] == "reg":
             return self.reg(op, mnemonic)
         if op[0] == "imm":
-            return Const(int(str(op[1]), 0), str(op[1]))
+            return Const(self.immediate(op[1]), str(op[1]))
         return Sym(op[2])
 
     def address(self, ops: list, form: str, mnemonic: Token) -> Mem:
@@ -188,7 +200,7 @@ class _Decoder:
             index = self.reg(off, mnemonic).name
             terms[index] = terms.get(index, 0) + 1
         elif off[0] == "imm":
-            const = int(str(off[1]), 0)
+            const = self.immediate(off[1])
         elif off[0] in ("reloc", "sym"):
             terms[off[2]] = 1  # a link-time offset: a symbolic term, equal only to itself
         else:
@@ -201,6 +213,9 @@ class _Decoder:
         op = str(tok)
         ops = line.operands
         loc = self.loc(tok)
+        if len(ops) > MAX_OPERANDS:
+            raise self.error(tok, f"'{op}' has {len(ops):,} operands; a LoongArch instruction has at most "
+                                  f"{MAX_OPERANDS}")
         if op in LOADS:
             width, form = LOADS[op]
             if not ops:

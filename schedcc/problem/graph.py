@@ -37,7 +37,10 @@ import functools
 from dataclasses import dataclass, field, replace as _replace
 from typing import Any, Hashable, Iterable, Mapping, NamedTuple
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads on first use: a CPU block never needs it
+    import networkx as nx
 
 DEP_KINDS = ("RAW", "WAR", "WAW", "MEM", "CTRL", "ORDER", "P2P", "DATA", "EVENT")
 """Dependence kinds: register hazards, memory, the terminator, a stream's program
@@ -220,7 +223,12 @@ class SchedGraph:
 
     def heights(self) -> list[int]:
         """Latency-weighted height of every node: the longest path to the end of the
-        graph over distance-0 dependences, counting the last node's own latency. O(n + e)."""
+        graph over distance-0 dependences, counting the last node's own latency.
+        O(n + e) once per graph (the priority and the lower bound both ask), O(n) after."""
+        return list(self._heights)
+
+    @functools.cached_property
+    def _heights(self) -> tuple[int, ...]:
         height = [0] * len(self.ops)
         ops, succ = self.ops, self.succ
         for i in reversed(self.topological_order):
@@ -231,11 +239,11 @@ class SchedGraph:
                     if h > best:
                         best = h
             height[i] = best
-        return height
+        return tuple(height)
 
     def critical_path(self) -> int:
         """The longest latency-weighted path (0 for an empty graph)."""
-        return max(self.heights(), default=0)
+        return max(self._heights, default=0)
 
     # -- new graphs from this one ---------------------------------------------------------
     def replace(self, **changes: Any) -> "SchedGraph":
@@ -262,6 +270,7 @@ class SchedGraph:
         """A new ``networkx.DiGraph`` over the nodes ``0..n-1``: node attributes are the
         :class:`Op` fields, edge attributes the :class:`Dep` fields (one edge per pair:
         the last dependence given), ``graph["machine"]`` the machine."""
+        import networkx as nx
         g = nx.DiGraph(machine=self.machine, source=self.source)
         node = {i: op._asdict() for i, op in enumerate(self.ops)}
         succ: dict[int, dict] = {i: {} for i in node}

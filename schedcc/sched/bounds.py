@@ -20,10 +20,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-import networkx as nx
 
 from schedcc.problem import SchedGraph, as_graph
 from schedcc.target import Target, load_target
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
+    import networkx as nx
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,13 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-import networkx as nx
 
 from schedcc.problem import SchedGraph, as_graph
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
+    import networkx as nx
 
 
 @dataclass(frozen=True)

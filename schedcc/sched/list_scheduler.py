@@ -33,7 +33,6 @@ from __future__ import annotations
 import heapq
 from typing import Sequence
 
-import networkx as nx
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
@@ -41,6 +40,11 @@ from schedcc.problem import SchedGraph, as_graph
 from schedcc.sched.priority import PRIORITIES, PriorityFunction
 from schedcc.sched.schedule import Schedule, Step
 from schedcc.target import Target, load_target
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
+    import networkx as nx
 
 
 def list_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | None = None,

@@ -9,14 +9,18 @@
   confined to U need ``sum(occupancy) <= II * |U|``; an extra resource with
   capacity c held for ``sum(cycles)`` per iteration needs ``II * c`` cycles.
 * **RecMII** (recurrences): on every dependence cycle C, ``II * distance(C) >=
-  latency(C)``. The exact bound is the smallest integer II for which the graph
-  weighted ``latency - II * distance`` has no positive cycle; it is found by
-  binary search on II with a max-plus Floyd-Warshall test (numpy) per strongly
-  connected component, never enumerating circuits. The recurrence that sets
-  it is a positive cycle at ``RecMII - 1``, found with Bellman-Ford.
+  latency(C)``, so RecMII is the ceiling of the maximum cycle ratio
+  ``latency(C) / distance(C)``, found per strongly connected component without
+  enumerating circuits by Howard's policy iteration (Cochet-Terrasson et al.,
+  1998; Dasdan's survey, 2004, found it the fastest in practice), in exact
+  integer arithmetic. The cycle of the final policy is the recurrence that
+  sets the bound. A component whose distance-0 edges form a cycle (never in
+  loops from the IR) takes the older exact path instead: binary search on II
+  with a max-plus Floyd-Warshall positive-cycle test (numpy).
 
-Complexity: ResMII O(n + s^2) for s distinct unit sets; RecMII O(sum over SCCs
-of k^3 log L) for an SCC of k nodes and L the sum of latencies.
+Complexity: ResMII O(n + s^2) for s distinct unit sets; RecMII O(i * (k + e))
+for an SCC of k nodes and e edges and i policy iterations (a handful in
+practice; bounded, with the exact fallback beyond).
 
 Example::
 
@@ -30,13 +34,15 @@ Example::
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import Hashable
-
-import networkx as nx
-import numpy as np
+from typing import TYPE_CHECKING, Hashable
 
 from schedcc.problem import SchedGraph, as_graph
+
+if TYPE_CHECKING:  # numpy and networkx load on first use (start-up time of the command)
+    import networkx as nx
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,7 @@ class _EdgeArrays:
     """The edges inside one strongly connected component as numpy arrays, built once."""
 
     def __init__(self, nodes: list[int], edges: list[tuple[int, int, int, int]]):
+        import numpy as np
         index = {v: k for k, v in enumerate(nodes)}
         rows = [(index[u], index[v], lat, dist) for u, v, lat, dist in edges]
         arr = np.array(rows, dtype=float).reshape(-1, 4)
@@ -120,14 +127,16 @@ class _EdgeArrays:
         self.src, self.dst = arr[:, 0].astype(int), arr[:, 1].astype(int)
         self.lat, self.dist = arr[:, 2], arr[:, 3]
 
-    def weights(self, ii: int) -> np.ndarray:
+    def weights(self, ii: int) -> "np.ndarray":
+        import numpy as np
         w = np.full((self.n, self.n), -np.inf)
         np.maximum.at(w, (self.src, self.dst), self.lat - ii * self.dist)
         return w
 
 
-def has_positive_cycle(w: np.ndarray) -> bool:
+def has_positive_cycle(w: "np.ndarray") -> bool:
     """Max-plus Floyd-Warshall on the weight matrix *w*: is some cycle's weight > 0? O(k^3)."""
+    import numpy as np
     d = w.copy()
     for k in range(d.shape[0]):
         d = np.maximum(d, d[:, k:k + 1] + d[k:k + 1, :])
@@ -138,6 +147,7 @@ def has_positive_cycle(w: np.ndarray) -> bool:
 
 def rec_mii(graph: SchedGraph | nx.DiGraph) -> RecBound:
     """The exact recurrence-constrained lower bound; see the module docstring."""
+    import networkx as nx
     graph = as_graph(graph)
     edges = [(d.src, d.dst, d.latency, d.distance) for d in graph.deps]
     nxg = nx.DiGraph()
@@ -150,24 +160,164 @@ def rec_mii(graph: SchedGraph | nx.DiGraph) -> RecBound:
         if len(nodes) == 1 and nodes[0] not in self_loops:
             continue
         inside = sorted((e for e in edges if e[0] in comp and e[1] in comp), key=lambda e: e[0])
-        arrays = _EdgeArrays(nodes, inside)
-        lo = 0
-        hi = max(1, int(arrays.lat.sum()))
-        if has_positive_cycle(arrays.weights(hi)):
-            raise ValueError("a dependence cycle with total distance 0: the loop cannot be scheduled")
-        if not has_positive_cycle(arrays.weights(lo)):
-            continue  # every cycle has latency 0: no constraint
-        while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
-            mid = (lo + hi) // 2
-            if has_positive_cycle(arrays.weights(mid)):
-                lo = mid
-            else:
-                hi = mid
-        value = hi
+        found = max_cycle_ratio(nodes, inside) if _zero_distance_acyclic(nodes, inside) else None
+        if found is None:
+            value = _rec_mii_by_search(nodes, inside)
+            if value is None:
+                continue
+            if value > best.value or (value == best.value and not best.cycle):
+                cycle, lat, dist = _critical_cycle(nodes, inside, value)
+                best = RecBound(value, [graph.key(n) for n in cycle], lat, dist)
+            continue
+        lat, dist, cycle = found
+        if lat <= 0:
+            continue  # every cycle has latency <= 0: no constraint
+        value = -(-lat // dist)
         if value > best.value or (value == best.value and not best.cycle):
-            cycle, lat, dist = _critical_cycle(nodes, inside, value)
-            best = RecBound(value, [graph.key(n) for n in cycle], lat, dist)
+            best = RecBound(value, [graph.key(n) for n in _rotate(cycle)], lat, dist)
     return best
+
+
+def _zero_distance_acyclic(nodes: list[int], edges: list[tuple[int, int, int, int]]) -> bool:
+    """Do the distance-0 edges form no cycle (so every cycle has distance >= 1)? O(k + e)."""
+    indeg = dict.fromkeys(nodes, 0)
+    succ: dict[int, list[int]] = {v: [] for v in nodes}
+    for u, v, _, dist in edges:
+        if dist == 0:
+            succ[u].append(v)
+            indeg[v] += 1
+    ready = [v for v in nodes if indeg[v] == 0]
+    seen = 0
+    while ready:
+        u = ready.pop()
+        seen += 1
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    return seen == len(nodes)
+
+
+def max_cycle_ratio(nodes: list[int], edges: list[tuple[int, int, int, int]], max_rounds: int | None = None
+                    ) -> tuple[int, int, list[int]] | None:
+    """The cycle of largest ``latency / distance`` in a strongly connected graph
+    (*nodes*, *edges* as ``(src, dst, latency, distance)``) whose cycles all have
+    distance >= 1: ``(latency, distance, nodes of the cycle)``, by Howard's policy
+    iteration in integers. None when it has not converged after *max_rounds*
+    policy improvements (never seen; the caller then takes the exact search).
+    O(rounds * (k + e)).
+
+    >>> max_cycle_ratio([0, 1, 2], [(0, 1, 3, 0), (1, 0, 2, 2), (1, 2, 1, 0), (2, 0, 5, 1)])
+    (9, 1, [0, 1, 2])
+    """
+    k = len(nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    out: list[list[tuple[int, int, int]]] = [[] for _ in range(k)]
+    for u, v, lat, dist in edges:
+        out[index[u]].append((index[v], lat, dist))
+    # Start from each node's heaviest edge; a policy picks one out-edge per node.
+    policy = [max(range(len(o)), key=lambda i, o=o: o[i][1]) for o in out]
+    rounds = max_rounds if max_rounds is not None else 50 + 2 * k
+    for _ in range(rounds):
+        cycles, eta, x = _evaluate(out, policy)
+        if not _improve(out, policy, eta, x):
+            p, q, cycle = max(cycles, key=lambda c: Fraction(c[0], c[1]))  # the first of equals
+            lat = sum(out[u][policy[u]][1] for u in cycle)
+            dist = sum(out[u][policy[u]][2] for u in cycle)
+            return lat, dist, [nodes[u] for u in cycle]
+    return None
+
+
+def _evaluate(out, policy):
+    """Value determination of Howard's algorithm: each node's cycle ratio ``eta``
+    (reduced ``(p, q)``) and its bias ``x`` scaled by ``q`` (an integer). O(k)."""
+    k = len(out)
+    state = [0] * k  # 0 unseen, 1 on the current path, 2 done
+    cycles = []
+    for s in range(k):
+        if state[s]:
+            continue
+        path = []
+        u = s
+        while state[u] == 0:
+            state[u] = 1
+            path.append(u)
+            u = out[u][policy[u]][0]
+        if state[u] == 1:  # a new cycle of the policy graph
+            cyc = path[path.index(u):]
+            w = sum(out[c][policy[c]][1] for c in cyc)
+            t = sum(out[c][policy[c]][2] for c in cyc)
+            g = math.gcd(w, t)
+            cycles.append((w // g, t // g, cyc))
+        for v in path:
+            state[v] = 2
+    rev: list[list[int]] = [[] for _ in range(k)]
+    for u in range(k):
+        rev[out[u][policy[u]][0]].append(u)
+    eta: list[tuple[int, int]] = [(0, 1)] * k
+    x = [0] * k
+    for p, q, cyc in cycles:
+        h = min(cyc)
+        eta[h] = (p, q)
+        stack = [h]
+        while stack:
+            v = stack.pop()
+            for u in rev[v]:
+                if u != h:
+                    _, w, t = out[u][policy[u]]
+                    eta[u] = (p, q)
+                    x[u] = q * w - p * t + x[v]
+                    stack.append(u)
+    return cycles, eta, x
+
+
+def _improve(out, policy, eta, x) -> bool:
+    """Policy improvement: first towards a larger cycle ratio anywhere; only when
+    none, towards a larger bias within the same ratio. Changes *policy*; O(k + e)."""
+    changed = False
+    for u, edges in enumerate(out):
+        bp, bq = eta[u]
+        choice = -1
+        for i, (v, _, _) in enumerate(edges):
+            pv, qv = eta[v]
+            if pv * bq > bp * qv:
+                bp, bq, choice = pv, qv, i
+        if choice >= 0:
+            policy[u] = choice
+            changed = True
+    if changed:
+        return True
+    for u, edges in enumerate(out):
+        p, q = eta[u]
+        best, choice = x[u], -1
+        for i, (v, w, t) in enumerate(edges):
+            if eta[v] == (p, q):
+                val = q * w - p * t + x[v]
+                if val > best:
+                    best, choice = val, i
+        if choice >= 0:
+            policy[u] = choice
+            changed = True
+    return changed
+
+
+def _rec_mii_by_search(nodes: list[int], edges: list[tuple[int, int, int, int]]) -> int | None:
+    """The exact bound by binary search on II with a positive-cycle test: the
+    path for components with a cycle of distance 0. O(k^3 log L)."""
+    arrays = _EdgeArrays(nodes, edges)
+    lo = 0
+    hi = max(1, int(arrays.lat.sum()))
+    if has_positive_cycle(arrays.weights(hi)):
+        raise ValueError("a dependence cycle with total distance 0: the loop cannot be scheduled")
+    if not has_positive_cycle(arrays.weights(lo)):
+        return None  # every cycle has latency 0: no constraint
+    while hi - lo > 1:  # invariant: positive cycle at lo, none at hi
+        mid = (lo + hi) // 2
+        if has_positive_cycle(arrays.weights(mid)):
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def _critical_cycle(nodes: list[int], edges: list[tuple[int, int, int, int]], value: int
@@ -199,6 +349,7 @@ def _critical_cycle(nodes: list[int], edges: list[tuple[int, int, int, int]], va
             node = pred[node]
         cycle.reverse()
     else:  # value 1 and no cycle positive at 0: any cycle sets it
+        import networkx as nx
         sub = nx.DiGraph((u, v) for u, v, _, _ in edges)
         cycle = [u for u, _ in nx.find_cycle(sub)]
     by_pair = {(u, v): (lat, dist) for u, v, lat, dist in edges}

@@ -35,7 +35,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-import networkx as nx
 
 from schedcc.errors import SchedccError
 from schedcc.problem import SchedGraph, as_graph
@@ -45,6 +44,11 @@ from schedcc.sched.mii import MII, mii as compute_mii
 from schedcc.sched.mrt import LoopStructure
 from schedcc.sched.swing import swing
 from schedcc.target import Target, load_target
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
+    import networkx as nx
 
 ALGORITHMS = {
     "ims": "Rau's Iterative Modulo Scheduling: height priority, eviction, budget (default)",

@@ -16,8 +16,6 @@ Example::
 
 from __future__ import annotations
 
-import networkx as nx
-
 from schedcc.problem import Op, SchedGraph
 
 
@@ -34,6 +32,7 @@ class LoopStructure:
         self.rank = {n: k for k, n in enumerate(order)}
         self.recurrences = []  # (latency sum, distance sum, nodes) of each cyclic SCC
         self_loops = {u for u, v, _, _ in self.edges if u == v}
+        import networkx as nx  # here, not at the top: the CLI imports this module for its options
         nxg = nx.DiGraph()
         nxg.add_nodes_from(range(len(graph)))
         nxg.add_edges_from((u, v) for u, v, _, _ in self.edges)

@@ -68,11 +68,13 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
     stall: dict[int, str] = {}
     prev, issued_at_prev = 0, 0
     for i in order:
-        ready, why = 0, ""
+        ready, why, waited = 0, "", None  # the reason is written only for a stall (most issue on time)
         for d in pred[i]:
             t = cycle_of[d.src] + d.latency
             if t > ready:
-                ready, why = t, f"waits for '{graph.label(d.src)}': {dep_text(d)}"
+                ready, waited = t, d
+        if waited is not None:
+            why = waited
         c = max(prev, ready)
         if c == prev and issued_at_prev >= machine.issue_width:
             c += 1
@@ -92,7 +94,7 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
         for x, cycles in also:
             unit_free[x] = c + cycles
         if c > prev + (0 if issued_at_prev < machine.issue_width else 1) and why:
-            stall[i] = why
+            stall[i] = why if isinstance(why, str) else f"waits for '{graph.label(why.src)}': {dep_text(why)}"
         issued_at_prev = issued_at_prev + 1 if c == prev else 1
         prev = c
         cycle_of[i], unit_of[i] = c, unit

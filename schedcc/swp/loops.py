@@ -420,11 +420,13 @@ def loop_dag(loop: Loop, target: Target | str) -> SchedGraph:
     for (node, reg), (src, dist) in loop.reaching.items():
         add(src, node, "RAW", lat[src], dist, reg)
     accesses = sorted(loop.addresses)
+    # Per access, once: does it write, and its operand's text (pairs are O(m^2)).
+    writes = {a: instrs[a].mem_write is not None for a in accesses}
+    mem_text = {a: str(instrs[a].mem_read or instrs[a].mem_write) for a in accesses}
     for a in accesses:
-        ia = instrs[a]
+        a_w = writes[a]
         for b in accesses:
-            ib = instrs[b]
-            a_w, b_w = ia.mem_write is not None, ib.mem_write is not None
+            b_w = writes[b]
             if not (a_w or b_w):
                 continue
             if a_w and not b_w:
@@ -434,7 +436,9 @@ def loop_dag(loop: Loop, target: Target | str) -> SchedGraph:
             else:
                 latency, hazard = tgt.waw_latency, "WAW"
             dists = memory_distances(loop.addresses[a], loop.addresses[b])
-            text = f"{ia.mem_read or ia.mem_write} / {ib.mem_read or ib.mem_write}"
+            if dists is not None and not dists:
+                continue
+            text = f"{mem_text[a]} / {mem_text[b]}"
             if dists is None:
                 dists, text = [0, 1], text + " (not analysable)"
             for d in dists:

@@ -24,7 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, located
+from schedcc.fileio import decode_text
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -33,14 +34,37 @@ CLASS_KEYS = frozenset({"opcodes", "units", "latency", "occupancy", "also", "lat
                         "params", "description"})
 
 
-class _Validator:
-    """Reads values out of the TOML tables with errors naming file and key."""
+# The largest values a model may give (docs/targets.md): beyond them a model is a
+# mistake, and a unit count of 10^8 would make every scheduler crawl.
+MAX_UNITS = 1024          # instances of one unit group, and the issue width
+MAX_CYCLES = 1_000_000    # latencies, occupancies, cycles an extra resource is held
+MAX_NUMBER = 1e18         # parameters and rates
 
-    def __init__(self, path: str):
+
+class _Validator:
+    """Reads values out of the TOML tables with errors naming file and key, and
+    (when the TOML text is known) the line of the key with a caret."""
+
+    def __init__(self, path: str, text: str | None = None):
         self.path = path
+        self.text = text
 
     def fail(self, key: str, message: str) -> SchedccError:
-        return SchedccError(f"{self.path}: key '{key}': {message}")
+        loc = key_location(self.text, key, self.path) if self.text is not None else None
+        if loc is None:
+            return SchedccError(f"{self.path}: key '{key}': {message}")
+        line = self.text.splitlines()[loc.line - 1]
+        word = key.rsplit(".", 1)[-1]
+        width = len(word) if line[loc.col - 1:loc.col - 1 + len(word)] == word else 1
+        return SchedccError(f"key '{key}': {message}", loc, source_line=line, width=width)
+
+    def number(self, value: Any, key: str, maximum: float, what: str = "a number") -> Any:
+        """*value* if it is a finite number no larger than *maximum*."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(key, f"expected {what}, got {value!r}")
+        if not abs(value) <= maximum:  # also inf and nan
+            raise self.fail(key, f"{value!r} is out of range: at most {maximum:,g}")
+        return value
 
     def table(self, data: dict, key: str, required: bool = True) -> dict:
         value = data.get(key.rsplit(".", 1)[-1])
@@ -53,7 +77,7 @@ class _Validator:
         return value
 
     def get(self, data: dict, key: str, kind: type | tuple[type, ...], default: Any = ..., *,
-            minimum: float | None = None) -> Any:
+            minimum: float | None = None, maximum: float | None = None) -> Any:
         short = key.rsplit(".", 1)[-1]
         if short not in data:
             if default is ...:
@@ -67,6 +91,8 @@ class _Validator:
             raise self.fail(key, f"expected {_kind_name(kinds)}, got {value!r}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be at least {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise self.fail(key, f"must be at most {maximum:,}, got {value!r}")
         return value
 
 
@@ -74,6 +100,43 @@ def _kind_name(kinds: tuple[type, ...]) -> str:
     names = {int: "an integer", float: "a number", str: "a string", list: "a list",
              bool: "true or false", dict: "a table"}
     return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def key_location(text: str, key: str, path: str) -> Loc | None:
+    """Where the dotted *key* (``units.ALU.count``) is written in the TOML *text*:
+    under the longest table header ``[a.b]`` that prefixes it, the line whose
+    key starts the rest (``count = ...``, ``ALU = { count = ... }``, ``ALU.count``).
+    Falls back to the table's header. O(lines).
+
+    >>> key_location("[target]\\nname = 'x'\\n[units]\\nALU = { count = 0 }\\n", "units.ALU.count", "m.toml")
+    Loc(file='m.toml', line=4, col=9)
+    """
+    parts = key.split(".")
+    lines = text.splitlines()
+    best: tuple[int, int] | None = None  # (parts matched by the header, header line index)
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$", line)
+        if m:
+            head = [p.strip().strip('"') for p in m.group(1).split(".")]
+            if head == parts[:len(head)] and (best is None or len(head) > best[0]):
+                best = (len(head), i)
+    start, depth = (best[1] + 1, best[0]) if best else (0, 0)
+    rest = parts[depth:]
+    if not rest:
+        return Loc(path, start, 1) if best else None
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if best and re.match(r"\s*\[", line):
+            break
+        m = re.match(r"\s*" + re.escape(rest[0]) + r"\s*[.=]", line)
+        if m:
+            col = line.index(rest[0]) + 1
+            for inner in rest[1:]:  # a key inside an inline table or a dotted key
+                found = re.search(r"(?<![A-Za-z0-9_])" + re.escape(inner) + r"\s*=", line[col:])
+                if found:
+                    col = col + found.start() + 1
+            return Loc(path, i + 1, col)
+    return Loc(path, best[1] + 1, 1) if best else None
 
 
 def parse_target(text: str, path: str = "<target>") -> Target:
@@ -88,22 +151,23 @@ def parse_target(text: str, path: str = "<target>") -> Target:
         line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
         raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
                            source_line=line) from None
-    return target_from_data(data, path)
+    return target_from_data(data, path, text)
 
 
-def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
-    """Build a :class:`Target` from already-parsed TOML *data* (see :func:`parse_target`)."""
-    v = _Validator(path)
+def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | None = None) -> Target:
+    """Build a :class:`Target` from already-parsed TOML *data* (see :func:`parse_target`;
+    *text*, the TOML it came from, lets errors point at the key's line)."""
+    v = _Validator(path, text)
     head = v.table(data, "target")
     name = v.get(head, "target.name", str)
     description = v.get(head, "target.description", str, "")
-    width = v.get(head, "target.issue_width", int, minimum=1)
+    width = v.get(head, "target.issue_width", int, minimum=1, maximum=MAX_UNITS)
     stages = tuple(v.get(head, "target.stages", list, ["IF", "EX", "WB"]))
     in_order = v.get(head, "target.in_order", bool, True)
     aliases = tuple(v.get(head, "target.aliases", list, []))
     deps = v.table(data, "dependences", required=False)
-    war = v.get(deps, "dependences.war_latency", int, 0, minimum=0)
-    waw = v.get(deps, "dependences.waw_latency", int, 1, minimum=0)
+    war = v.get(deps, "dependences.war_latency", int, 0, minimum=0, maximum=MAX_CYCLES)
+    waw = v.get(deps, "dependences.waw_latency", int, 1, minimum=0, maximum=MAX_CYCLES)
 
     units_table = v.table(data, "units")
     if not units_table:
@@ -118,8 +182,9 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
             count = v.get(spec, f"{key}.count", int, 1)
         else:
             raise v.fail(key, "expected a count or a table with 'count'")
-        if count < 1:
-            raise v.fail(key, f"count must be at least 1, got {count}")
+        if not 1 <= count <= MAX_UNITS:
+            raise v.fail(f"{key}.count" if isinstance(spec, dict) else key,
+                         f"count must be from 1 to {MAX_UNITS:,}, got {count}")
         members = (group,) if count == 1 else tuple(f"{group}{i}" for i in range(count))
         groups[group] = members
         instances.extend(members)
@@ -152,19 +217,19 @@ def target_from_data(data: dict[str, Any], path: str = "<target>") -> Target:
         for u, cycles in also.items():
             if u not in known_units:
                 raise v.fail(f"{key}.also", f"unknown unit '{u}'")
-            if not isinstance(cycles, int) or cycles < 1:
-                raise v.fail(f"{key}.also.{u}", f"expected a positive integer, got {cycles!r}")
+            if isinstance(cycles, bool) or not isinstance(cycles, int) or not 1 <= cycles <= MAX_CYCLES:
+                raise v.fail(f"{key}.also.{u}", f"expected an integer from 1 to {MAX_CYCLES:,}, got {cycles!r}")
         rates = {}
         for per in ("latency_per", "occupancy_per"):
             table = v.get(spec, f"{key}.{per}", dict, {})
             for attr, rate in table.items():
-                if not isinstance(rate, (int, float)) or isinstance(rate, bool) or rate <= 0:
+                v.number(rate, f"{key}.{per}.{attr}", MAX_NUMBER, "a positive rate")
+                if rate <= 0:
                     raise v.fail(f"{key}.{per}.{attr}", f"expected a positive rate, got {rate!r}")
             rates[per] = tuple(table.items())
         params = v.get(spec, f"{key}.params", dict, {})
         for pname, pvalue in params.items():
-            if isinstance(pvalue, bool) or not isinstance(pvalue, (int, float)):
-                raise v.fail(f"{key}.params.{pname}", f"expected a number, got {pvalue!r}")
+            v.number(pvalue, f"{key}.params.{pname}", MAX_NUMBER)
         costs = {what: _cost(v, spec, f"{key}.{what}", default, set(params))
                  for what, default in (("latency", ...), ("occupancy", 1))}
         classes.append(OpClass(
@@ -200,8 +265,8 @@ def _cost(v: _Validator, spec: dict, key: str, default: Any, params: set[str]) -
     if isinstance(value, bool) or not isinstance(value, int):
         raise v.fail(key, f"expected an integer or a formula string, got {value!r}")
     minimum = 1 if short == "occupancy" else 0
-    if value < minimum:
-        raise v.fail(key, f"must be at least {minimum}, got {value!r}")
+    if not minimum <= value <= MAX_CYCLES:
+        raise v.fail(key, f"must be from {minimum} to {MAX_CYCLES:,}, got {value!r}")
     return value
 
 
@@ -212,10 +277,12 @@ def _target_files() -> list[Path]:
 @functools.lru_cache(maxsize=64)
 def _load_file(path: str) -> Target:
     try:
-        text = Path(path).read_text()
+        data = Path(path).read_bytes()
     except OSError as err:
         raise SchedccError(f"cannot read machine model '{path}': {err.strerror}") from None
-    return parse_target(text, path)
+    text = decode_text(data, path)
+    with located(text, path):
+        return parse_target(text, path)
 
 
 def list_targets() -> list[Target]:

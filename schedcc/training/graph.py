@@ -43,6 +43,8 @@ from schedcc.training.costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_over
 
 OPTIMIZER_OPCODES = frozenset({"sgd", "adam", "adamw", "lamb", "optimizer", "update", "apply_grad"})
 SIZE_ATTRS = ("flops", "bytes", "time", "ranks", "stride", "act")
+COUNT_ATTRS = ("ranks", "stride")  # whole numbers of devices
+MAX_RANKS = 1_000_000  # devices in a group (docs/training.md); sizes are at most 1e18 (docs/ir.md)
 _RANK_FUNC = re.compile(r"(?:rank|stage)_?(\d+)$")
 
 
@@ -104,6 +106,9 @@ def _numbers(instr: Instr) -> dict[str, float]:
             if value < 0:
                 raise _error(f"negative size: {key} = {value:g} on '{instr.opcode}'", instr, key,
                              ["sizes, FLOPs and times must be zero or more"])
+            if key in COUNT_ATTRS and (value != int(value) or not 1 <= value <= MAX_RANKS):
+                raise _error(f"'{key}' must be a whole number from 1 to {MAX_RANKS:,}, got {value:g}",
+                             instr, key)
             out[key] = float(value)
     return out
 
@@ -234,7 +239,16 @@ def _build(program: Program, tgt: Target, groups: dict[str, int] | None) -> Trai
     for node, instr in enumerate(instrs):
         for reg in instr.defs():
             defined_on.setdefault(reg, g.nodes[node]["rank"])
-    sends = {instrs[n].dest.name: n for n in g if instrs[n].opcode == "send" and instrs[n].dest is not None}
+    sends: dict[str, int] = {}
+    for n in g:
+        instr = instrs[n]
+        if instr.opcode == "send" and instr.dest is not None:
+            first = sends.setdefault(instr.dest.name, n)
+            if first != n:  # a recv could not say which of the two it receives
+                where = instrs[first].loc
+                raise _error(f"'{instr.dest.name}' is defined by two sends", instr, instr.dest.name,
+                             [f"the first is at {where}" if where else "the first is earlier",
+                              "give each send its own name"])
     for rank, ids in per_rank.items():
         block = Block(f"rank{rank}", tuple(instrs[n] for n in ids))
         _, deps = block_dependences(block, _dependences_only(tgt))

@@ -169,6 +169,9 @@ def _layer_keys(tg: TrainingGraph, g: nx.DiGraph) -> dict[Hashable, float]:
     return keys
 
 
+MAX_CHUNKS = 256
+
+
 def priority(tg: TrainingGraph, partition_mb: float = 16.0, credit_mb: float | None = None, **_) -> Plan:
     """ByteScheduler: chunked data-parallel tensors, queued by layer, preemptible per chunk."""
     if partition_mb <= 0:
@@ -186,7 +189,9 @@ def priority(tg: TrainingGraph, partition_mb: float = 16.0, credit_mb: float | N
     for n in list(keys):
         d = g.nodes[n]
         channels[(d["rank"], d["stream"])] = share
-        k = max(1, math.ceil(d["bytes"] / part))
+        # At most MAX_CHUNKS chunks per tensor (then larger than --partition-mb): the
+        # cost of scheduling must not grow with the byte count.
+        k = min(MAX_CHUNKS, max(1, math.ceil(d["bytes"] / part)))
         stride = int(d["instr"].attr("stride", 1) or 1) if d["instr"] is not None else 1
         chunk_bytes = d["bytes"] / k
         dur = ticks(cluster.collective_time(d["opcode"], chunk_bytes, d["ranks"], stride))

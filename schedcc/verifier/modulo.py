@@ -27,9 +27,13 @@ from __future__ import annotations
 
 from typing import Mapping
 
-import networkx as nx
 
 from schedcc.problem import SchedGraph, as_graph
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
+    import networkx as nx
 
 
 class ModuloVerificationError(Exception):

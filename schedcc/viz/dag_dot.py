@@ -72,7 +72,11 @@ def dag_to_dot(dag: SchedGraph, title: str = "", priority=None,
         extra = f"prio {prio[n]:g}"
         if schedule is not None and n in schedule.cycle:
             extra += f" · cycle {schedule.cycle[n]}"
-        label = f'<<b>#{n}</b>&nbsp;{text}<br/><font point-size="9" color="#555555">{extra}</font>>'
+        # Number and instruction in two cells: a space between two font runs is
+        # dropped by some SVG renderers (librsvg drew "#0t0").
+        label = (f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="1"><tr><td><b>#{n}</b></td>'
+                 f'<td>{text}</td></tr><tr><td colspan="2"><font point-size="9" color="#555555">{extra}</font>'
+                 f'</td></tr></table>>')
         attrs = {"label": label}
         if n in hot_nodes:
             attrs.update(color="#d62728", penwidth="2", fillcolor="#fff0f0")

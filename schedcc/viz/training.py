@@ -126,6 +126,8 @@ def write_pipeline_timeline(path: str, result: PipelineResult, inputs: tuple[str
         bars.append(Bar(f"rank {d['rank']} {d['stream']}", ev.start[n] / scale, ev.end[n] / scale, label,
                         a.kind if a is not None else "transfer", d["name"]))
     lanes = sorted({b.lane for b in bars}, key=_lane_key)
-    title = (f"{result.schedule}: {result.stages} stages, {result.microbatches} microbatches, "
-             f"bubble {result.bubble_fraction:.1%}")
+    # An interleaved schedule runs `virtual` stages on each rank: say ranks x stages per rank.
+    shape = (f"{result.stages} ranks x {result.virtual} stages each ({result.stages * result.virtual} stages)"
+             if result.virtual > 1 else f"{result.stages} stages")
+    title = f"{result.schedule}: {shape}, {result.microbatches} microbatches, bubble {result.bubble_fraction:.1%}"
     return write_timeline(path, bars, lanes, title, "us" if result.unit == "us" else "units", COLORS, inputs)

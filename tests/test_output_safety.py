@@ -1,0 +1,114 @@
+"""Outputs never replace what the user had (issue 10): FIFOs and devices are
+written in place, ``-o -`` is standard output, a failed run writes nothing."""
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from schedcc.cli import main
+from schedcc.errors import SchedccError
+from schedcc.fileio import transaction, write_output
+
+ROOT = Path(__file__).resolve().parent.parent
+LECTURE = str(ROOT / "examples" / "lecture.ir")
+
+
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fifo_is_written_to_not_replaced(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    code, _, err = run([LECTURE, "--target", "mips4", "-o", fifo], capsys)
+    reader.join(timeout=20)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got and "t0 = t1 + t2" in got[0]
+
+
+def test_dev_null_stays_a_device(capsys):
+    before = os.stat("/dev/null")
+    code, _, err = run([LECTURE, "--target", "mips4", "-o", "/dev/null"], capsys)
+    after = os.stat("/dev/null")
+    assert code == 0, err
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_dev_full_is_a_located_write_error(capsys):
+    code, _, err = run([LECTURE, "--target", "mips4", "-o", "/dev/full"], capsys)
+    assert code == 2 and "cannot write '/dev/full'" in err and "Traceback" not in err
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_dash_is_standard_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run([LECTURE, "--target", "mips4", "--format", "json", "-o", "-"], capsys)
+    assert code == 0 and not (tmp_path / "-").exists()
+    assert out.rstrip().endswith("t0 = t1 + t2")  # the program follows the JSON report
+
+
+def test_gen_and_report_to_standard_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["gen", "transformer", "--layers", "1", "--hidden", "256", "--seq", "64",
+                          "--microbatches", "1", "-o", "-"], capsys)
+    assert code == 0 and out.startswith("# transformer") and not (tmp_path / "-").exists()
+    code, out, err = run(["report", LECTURE, "--target", "mips4", "-o", "-"], capsys)
+    assert code == 0 and out.lstrip().startswith("<!DOCTYPE html>") and "wrote -" in err
+
+
+def test_failed_run_writes_none_of_its_outputs(tmp_path, capsys):
+    """Reproducer: `schedcc in.ir -o good.ir --emit-dag nodir/x.svg` used to write good.ir."""
+    good = tmp_path / "good.ir"
+    code, _, err = run([LECTURE, "--target", "mips4", "-o", good, "--emit-dag", tmp_path / "nodir" / "x.svg"],
+                       capsys)
+    assert code == 2 and "directory" in err and "does not exist" in err
+    assert not good.exists()
+
+
+def test_failure_after_staging_writes_nothing(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    b.write_text("precious")
+    with pytest.raises(SchedccError):
+        with transaction():
+            write_output(a, "new a")
+            write_output(b, "new b")
+            raise SchedccError("a later step fails")
+    assert not a.exists() and b.read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"]  # no temporary file left
+
+
+def test_commit_writes_every_output(tmp_path):
+    with transaction():
+        write_output(tmp_path / "a.svg", "<svg/>")
+        write_output(tmp_path / "b.bin", b"\x89PNG")
+    assert (tmp_path / "a.svg").read_text() == "<svg/>" and (tmp_path / "b.bin").read_bytes() == b"\x89PNG"
+
+
+def test_symlink_output_writes_its_target(tmp_path):
+    real = tmp_path / "real.ir"
+    real.write_text("old")
+    link = tmp_path / "link.ir"
+    link.symlink_to(real)
+    write_output(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_training_outputs_checked_before_work(tmp_path, capsys):
+    step = tmp_path / "s.ir"
+    code, _, _ = run(["gen", "transformer", "--layers", "1", "--hidden", "256", "--seq", "64",
+                      "--microbatches", "1", "--dp", "2", "-o", step], capsys)
+    assert code == 0
+    trace = tmp_path / "t.json"
+    code, _, err = run(["train", step, "--target", "h100-8x", "--trace", trace,
+                        "--timeline", tmp_path / "nodir" / "t.svg"], capsys)
+    assert code == 2 and "does not exist" in err and not trace.exists()
