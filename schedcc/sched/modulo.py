@@ -33,7 +33,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import networkx as nx
 
@@ -82,6 +82,7 @@ class ModuloSchedule:
     issue_width: int
     attempts: list[Attempt] = field(default_factory=list)
     stage_moves: int = 0  # operations moved by whole stages to shorten lifetimes
+    exact: Any = None     # the exact strategy's proof: schedcc.sched.exact_modulo.ExactModuloInfo
 
     @property
     def dag(self) -> SchedGraph:
