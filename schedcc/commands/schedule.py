@@ -61,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'schedcc train --help' lists every training option")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
+    parser.add_argument("--no-repair", dest="repair", action="store_false",
+                        help="the plain list scheduler: no repair rounds when a block misses its lower bound "
+                             "(to compare priorities as the lecture does)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the output program to OUT: the scheduled program in FILE's language, or "
@@ -99,7 +102,7 @@ def job_options(args: argparse.Namespace):
     return Options(priority=args.priority, explain=args.explain, verify=args.verify is not False,
                    pipeline=pipeline_opts.wants_pipeline(args), modulo=args.modulo, tiles=args.tiles,
                    buffers=args.buffers, policy=args.policy, exact=args.exact,
-                   time_limit=limits.time_limit, workers=limits.workers)
+                   time_limit=limits.time_limit, workers=limits.workers, repair=args.repair)
 
 
 def check_options(args: argparse.Namespace, domain: str, target_name: str) -> None:

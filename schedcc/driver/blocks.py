@@ -79,17 +79,19 @@ class ProgramResult:
 
 def schedule_block(function: Function, block: Block, target: Target, priority: str = "critical-path",
                    explain: bool = False, check: bool | None = None,
-                   strategy: Strategy | None = None, exact: Limits | None = None) -> BlockResult:
+                   strategy: Strategy | None = None, exact: Limits | None = None,
+                   repair: bool = True) -> BlockResult:
     """Schedule one block (see the module docstring); *strategy* defaults to list scheduling,
     or with *exact* (the solver's limits) to :class:`~schedcc.sched.exact.ExactStrategy`
-    started from the list schedule (with ``explain``, also the decisions that cost cycles)."""
+    started from the list schedule (with ``explain``, also the decisions that cost cycles).
+    *repair*: the list scheduler's repair rounds (:mod:`schedcc.sched.list_scheduler`)."""
     dag = build_dag(block, target)
     do_check = check if check is not None else True
     if strategy is None and exact is not None:
         from schedcc.sched.exact import ExactStrategy
-        strategy = ExactStrategy(exact, ListStrategy(priority, explain))
+        strategy = ExactStrategy(exact, ListStrategy(priority, explain, repair=repair))
     # The program-level verifier below is strictly stronger than the graph check.
-    solved = solve(dag, strategy or ListStrategy(priority, explain), verify=False)
+    solved = solve(dag, strategy or ListStrategy(priority, explain, repair=repair), verify=False)
     schedule = solved.schedule
     if schedule.exact is not None:
         schedule = _exact_extras(dag, target, schedule, explain)
@@ -109,6 +111,8 @@ def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: 
         timed = simulate_order(dag, schedule.order)
         if timed.makespan <= schedule.makespan:
             info.makespan = timed.makespan
+            if info.makespan <= info.lower_bound:  # the bound proves it now
+                info.status, info.lower_bound, info.proof, info.stopped = "optimal", info.makespan, "cp-sat", ""
             schedule = replace(schedule, cycle=dict(timed.cycle), unit=dict(timed.unit), order=timed.order)
     if explain and info.heuristic_makespan > info.makespan and info.optimal:
         from schedcc.sched.exact_explain import costly_decisions
@@ -118,7 +122,8 @@ def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: 
 
 def schedule_program(program: Program, target: Target | str, priority: str = "critical-path",
                      explain: bool = False, check: bool | None = None,
-                     strategy: Strategy | None = None, exact: Limits | None = None) -> ProgramResult:
+                     strategy: Strategy | None = None, exact: Limits | None = None,
+                     repair: bool = True) -> ProgramResult:
     """Schedule every block of *program* on *target* and verify each schedule.
 
     With *exact* (:class:`~schedcc.sched.cpsat.Limits`) every block is also solved
@@ -128,6 +133,6 @@ def schedule_program(program: Program, target: Target | str, priority: str = "cr
     """
     target = load_target(target)  # a library entry point: a model's name works too
     check_opcodes(program, target)
-    results = [schedule_block(f, b, target, priority, explain, check, strategy, exact)
+    results = [schedule_block(f, b, target, priority, explain, check, strategy, exact, repair)
                for f, b in program.blocks()]
     return ProgramResult(program, target, results)

@@ -55,6 +55,7 @@ class Options:
     exact: bool = False               # every domain: CP-SAT's optimum (or best and bound) next to the heuristic
     time_limit: float = 10.0          # exact: the solver's limit per problem, seconds (docs/exact.md)
     workers: int = 1                  # exact: solver threads (any count stays deterministic)
+    repair: bool = True               # the list scheduler's repair rounds (cpu)
 
     def limits(self):
         """The exact solver's :class:`~schedcc.sched.cpsat.Limits` (raises on a bad time limit)."""
@@ -98,7 +99,7 @@ def _run_cpu(job: Job) -> JobResult:
     check_opcodes(job.program, job.target)
     limits = opts.limits() if opts.exact else None
     blocks = schedule_program(job.program, job.target, priority=opts.priority, explain=opts.explain,
-                              check=opts.verify, exact=limits)
+                              check=opts.verify, exact=limits, repair=opts.repair)
     loops = None
     if opts.pipeline:
         from schedcc.swp.pipeliner import pipeline_program

@@ -121,7 +121,7 @@ def format_summary(k: KernelResult) -> str:
              f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
     if k.exact is not None:
         from schedcc.emit.exact_out import exact_line
-        lines.append("  schedule " + exact_line(k.exact))
+        lines.append("  " + exact_line(k.exact))
     if k.tile_count > 1:
         lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
                      f"bound {k.bound_per_tile:g}")

@@ -125,6 +125,13 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     out.append("   have all issued and whose operands are ready; issue the one with the highest")
     out.append("   priority; on a tie the one more instructions depend on (the lecture's second")
     out.append(f"   heuristic), then the earlier one; at most {target.issue_width} per cycle.")
+    if s.repair_round:
+        from schedcc.sched.list_scheduler import REPAIR_ROUNDS
+        spread = "0.5: ties broken in a shuffled order" if s.repair_round % 2 else \
+            "1.5: ties shuffled, priorities one apart may trade places"
+        out.append(f"   The plain run missed the lower bound, so the scheduler ran again (up to {REPAIR_ROUNDS}")
+        out.append(f"   times) with priorities perturbed; the shortest was repair round {s.repair_round} (perturbation")
+        out.append(f"   below {spread}). Its steps:")
     rows, notes, told = [], [], set()
     previous = -1
     steps = s.steps or []

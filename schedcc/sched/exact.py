@@ -73,6 +73,7 @@ class ExactInfo:
     lower_bound: int
     seconds: float
     heuristic: Any
+    heuristic_makespan: int
     proof: str = ""
     stopped: str = ""
     limits: Limits | None = None
@@ -86,10 +87,6 @@ class ExactInfo:
     def gap(self) -> float:
         """How far the schedule may be above the optimum, in percent of the bound (0 when proven)."""
         return gap_percent(self.makespan, self.lower_bound)
-
-    @property
-    def heuristic_makespan(self) -> int:
-        return self.heuristic.makespan
 
     @property
     def heuristic_gap(self) -> float:
@@ -149,6 +146,7 @@ class BlockModel:
     start: list
     on: list[dict[str, Any]]
     makespan: Any
+    graph: SchedGraph
 
 
 def block_model(graph: SchedGraph, upper: int, lower: int = 0) -> BlockModel:
@@ -211,7 +209,7 @@ def block_model(graph: SchedGraph, upper: int, lower: int = 0) -> BlockModel:
             else:
                 m.add_cumulative(ivs, [1] * len(ivs), cap)
     m.minimize(makespan)
-    return BlockModel(m, start, on, makespan)
+    return BlockModel(m, start, on, makespan, graph)
 
 
 def hint(bm: BlockModel, schedule: Schedule) -> None:
@@ -221,7 +219,7 @@ def hint(bm: BlockModel, schedule: Schedule) -> None:
         m.add_hint(var, schedule.cycle[i])
         for u, lit in bm.on[i].items():
             m.add_hint(lit, schedule.unit[i] == u)
-    m.add_hint(bm.makespan, schedule.makespan)
+    m.add_hint(bm.makespan, _span(bm.graph, schedule.cycle))
 
 
 def decode(bm: BlockModel, outcome, graph: SchedGraph) -> tuple[dict[int, int], dict[int, str]]:
@@ -243,9 +241,9 @@ def exact_schedule(graph: SchedGraph, heuristic: Schedule | None = None, limits:
     if heuristic is None:
         heuristic = list_schedule(graph)
     lb = lower_bound(graph).value
-    upper = heuristic.makespan
+    upper = _span(graph, heuristic.cycle)
     if upper <= lb:
-        info = ExactInfo("optimal", upper, upper, 0.0, heuristic, "lower bound", limits=limits)
+        info = ExactInfo("optimal", upper, upper, 0.0, heuristic, upper, "lower bound", limits=limits)
         return _result(graph, dict(heuristic.cycle), dict(heuristic.unit), heuristic, info)
     bm = block_model(graph, upper, lb)
     hint(bm, heuristic)
@@ -261,7 +259,7 @@ def exact_schedule(graph: SchedGraph, heuristic: Schedule | None = None, limits:
     bound = max(lb, int(round(out.bound)) if out.bound is not None else lb)
     status = "optimal" if out.status == "optimal" or bound >= makespan else "feasible"
     info = ExactInfo(status, makespan, makespan if status == "optimal" else bound, out.seconds, heuristic,
-                     "cp-sat" if status == "optimal" else "", out.stopped if status != "optimal" else "",
+                     upper, "cp-sat" if status == "optimal" else "", out.stopped if status != "optimal" else "",
                      limits)
     return _result(graph, cycle, unit, heuristic, info)
 

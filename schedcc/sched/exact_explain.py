@@ -74,12 +74,13 @@ class _Probe:
 
     def __init__(self, graph: SchedGraph, heuristic: Schedule, optimum: int, limits: Limits):
         self.graph, self.heuristic, self.optimum, self.limits = graph, heuristic, optimum, limits
+        self.upper = max((c + graph.ops[n].latency for n, c in heuristic.cycle.items()), default=0)
         self.cache: dict[int, tuple[int, int, dict[int, int] | None]] = {}
 
     def __call__(self, k: int) -> tuple[int, int, dict[int, int] | None]:
         if k not in self.cache:
             h = self.heuristic
-            bm = block_model(self.graph, h.makespan, self.optimum)
+            bm = block_model(self.graph, self.upper, self.optimum)
             for n in h.order[:k]:
                 bm.model.add(bm.start[n] == h.cycle[n])
             hint(bm, h)
@@ -92,7 +93,7 @@ class _Probe:
                 best = int(round(out.objective))
                 bound = best if out.status == "optimal" else int(round(out.bound))
             else:
-                cycle, best, bound = None, h.makespan, int(round(out.bound)) if out.bound is not None else 0
+                cycle, best, bound = None, self.upper, int(round(out.bound)) if out.bound is not None else 0
             self.cache[k] = (bound, best, cycle)
         return self.cache[k]
 
@@ -105,11 +106,12 @@ def costly_decisions(graph: SchedGraph, heuristic: Schedule, optimum: int, limit
     time ends the search. O(most * log n) solves."""
     limits = limits or Limits()
     probe = _Probe(graph, heuristic, optimum, limits.share(0.25))
+    upper = probe.upper
     n = len(heuristic.order)
     level, lo = optimum, 0
     found: list[Decision] = []
     began = time.perf_counter()
-    while level < heuristic.makespan and len(found) < most:
+    while level < upper and len(found) < most:
         hi = n  # invariant: opt(lo) == level, opt(hi) > level
         while hi - lo > 1:
             if time.perf_counter() - began > 2 * limits.time_limit:
@@ -127,7 +129,7 @@ def costly_decisions(graph: SchedGraph, heuristic: Schedule, optimum: int, limit
         if witness is None:
             return found
         node = heuristic.order[hi - 1]
-        after = bound if hi < n else heuristic.makespan
+        after = bound if hi < n else upper
         cycle = heuristic.cycle[node]
         instead = {m: c for m, c in witness.items() if c != heuristic.cycle[m]}
         at_cycle = sorted((m for m, c in witness.items() if c == cycle), key=lambda m: (witness[m], m))

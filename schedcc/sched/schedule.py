@@ -50,6 +50,7 @@ class Schedule:
     priority: Sequence[float] = field(default_factory=list)
     steps: list[Step] | None = None
     exact: Any = None    # an exact strategy's proof: schedcc.sched.exact.ExactInfo
+    repair_round: int = 0  # the list scheduler's repair round that made it (0: the plain run)
 
     @property
     def dag(self) -> SchedGraph:
