@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",
     "deps": "schedcc.commands.deps",
+    "gap": "schedcc.commands.gap",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

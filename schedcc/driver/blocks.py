@@ -111,7 +111,7 @@ def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: 
         timed = simulate_order(dag, schedule.order)
         if timed.makespan <= schedule.makespan:
             info.makespan = timed.makespan
-            if info.makespan <= info.lower_bound:  # the bound proves it now
+            if not info.optimal and info.makespan <= info.lower_bound:  # the bound proves it now
                 info.status, info.lower_bound, info.proof, info.stopped = "optimal", info.makespan, "cp-sat", ""
             schedule = replace(schedule, cycle=dict(timed.cycle), unit=dict(timed.unit), order=timed.order)
     if explain and info.heuristic_makespan > info.makespan and info.optimal:

@@ -87,6 +87,19 @@ class JobResult:
     ascend: Any = None      # ascend: AscendResult
     step: Any = None        # cluster: StepResult
 
+    def exact_results(self) -> list[tuple[str, Any]]:
+        """With ``exact``: (name, :class:`~schedcc.sched.exact.ExactInfo`) of every block or
+        kernel with instructions (a training step: the whole run)."""
+        if self.blocks is not None:
+            return [(f"{r.function.name}/{r.block.label}", r.exact) for r in self.blocks.blocks
+                    if r.block.instrs and r.exact is not None]
+        if self.ascend is not None:
+            return [(f"{k.function.name}/{k.block.label}", k.exact) for k in self.ascend.kernels
+                    if k.block.instrs and k.exact is not None]
+        if self.step is not None and self.step.exact is not None:
+            return [("step", self.step.exact)]
+        return []
+
 
 def run_job(job: Job) -> JobResult:
     """Run *job* in the domain of its target; see the module docstring."""
