@@ -11,7 +11,10 @@ was verified.
 * :class:`ListStrategy`: the list scheduler (:mod:`schedcc.sched.list_scheduler`),
   checked by :func:`schedcc.verifier.verify_schedule`;
 * :class:`ModuloStrategy`: the modulo scheduler (:mod:`schedcc.sched.modulo`),
-  checked by :func:`schedcc.verifier.verify_modulo`.
+  checked by :func:`schedcc.verifier.verify_modulo`;
+* the exact strategies, :class:`schedcc.sched.exact.ExactStrategy` and
+  :class:`schedcc.sched.exact_modulo.ExactModuloStrategy`: CP-SAT from a
+  heuristic strategy's schedule, checked by the same verifiers.
 
 Example::
 
