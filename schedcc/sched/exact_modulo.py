@@ -10,7 +10,11 @@ For II = MII, MII + 1, ... one CP-SAT *feasibility* model per II (docs/exact.md)
   one node busy (a node with occupancy o covers o consecutive rows; a node
   that may use several instances chooses one); per extra resource and row, at
   most its capacity; for every union of unit sets, the nodes confined to it
-  use no more rows than it has units (implied, for the proof);
+  cover no more of a row than it has units (Hall's condition). When every
+  node that holds a unit for several rows has a single unit, that condition
+  decides the unit matching exactly, and units are matched after solving
+  (:func:`assign_units`): no unit variables, no symmetry between identical
+  units; otherwise each node with a choice gets unit literals;
 * stages below a bound that contains a schedule if any exists: with the rows
   fixed, the smallest stages are longest paths of ``ceil((latency - d * II -
   r[v] + r[u]) / II)`` over at most n - 1 edges.
@@ -48,7 +52,7 @@ from typing import Any
 from schedcc.errors import SchedccError
 from schedcc.problem import SchedGraph
 from schedcc.sched.cpsat import Limits, cp_model, gap_percent, run
-from schedcc.sched.exact import _unit_unions
+from schedcc.sched.exact import HALL_SETS, _unit_unions
 from schedcc.sched.lifetimes import defines_value, register_pressure
 from schedcc.sched.mii import mii as compute_mii
 from schedcc.sched.modulo import Attempt, ModuloSchedule
@@ -108,8 +112,9 @@ class ModuloModel:
     start: list
     stage: list
     row: list[list]                  # row[n][q]: node n issues in row q
-    on: list[dict[str, Any]]         # unit literals of nodes with a choice
+    on: list[dict[str, Any]]         # unit literals of nodes with a choice (empty when by_hall)
     max_live: Any = None
+    by_hall: bool = False            # units chosen after solving (:func:`assign_units`)
 
 
 def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], stages: int,
@@ -150,6 +155,38 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
         return [(q - j) % ii for j in range(length)]
 
     on: list[dict[str, Any]] = [{} for _ in ops]
+    sets = [frozenset(op.units or machine.units) for op in ops]
+    family = _unit_unions(list(set(sets)))
+    # Hall's condition per row decides the unit matching exactly when every node that
+    # holds a unit for several rows has one unit (it then keeps the same one) and the
+    # family of unions is complete; units are then assigned after solving.
+    by_hall = all(op.occupancy <= 1 or len(sets[i]) == 1 for i, op in enumerate(ops)) and \
+        len(family) < HALL_SETS
+    if not by_hall:
+        _unit_literals(m, graph, ii, row, on)
+    for s in family:
+        inside = [i for i, si in enumerate(sets) if si <= s]
+        if (len(s) > 1 or by_hall) and sum(ops[i].occupancy for i in inside) > len(s):
+            for q in range(ii):
+                m.add(sum(x for i in inside for x in covering(i, q, ops[i].occupancy)) <= len(s))
+    holders: dict[str, list[tuple[int, int]]] = {}
+    for i, op in enumerate(ops):
+        for res, cycles in op.also:
+            holders.setdefault(res, []).append((i, cycles))
+    for res, held in holders.items():
+        cap = caps.get(res, 1)
+        if sum(c for _, c in held) > cap:
+            for q in range(ii):
+                m.add(sum(x for i, c in held for x in covering(i, q, c)) <= cap)
+    mm = ModuloModel(m, start, stage, row, on, by_hall=by_hall)
+    if registers:
+        _register_objective(graph, mm, ii, stages, fresh_uses)
+    return mm
+
+
+def _unit_literals(m, graph: SchedGraph, ii: int, row: list[list], on: list[dict[str, Any]]) -> None:
+    """Explicit unit choices: per unit instance and row at most one node busy."""
+    ops, machine = graph.ops, graph.machine
     per_unit: dict[str, list[tuple[int, Any]]] = {}
     for i, op in enumerate(ops):
         units = op.units or machine.units
@@ -167,7 +204,7 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
         for q in range(ii):
             terms = []
             for i, lit in users:
-                for r in rows_covering(q, ops[i].occupancy):
+                for r in [(q - j) % ii for j in range(ops[i].occupancy)]:
                     x = row[i][r]
                     if lit is None:
                         terms.append(x)
@@ -180,25 +217,40 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
                         m.add_bool_or([z, x.Not(), lit.Not()])
                     terms.append(both[key])
             m.add(sum(terms) <= 1)
-    sets = [frozenset(op.units or machine.units) for op in ops]
-    for s in _unit_unions(list(set(sets))):
-        inside = [i for i, si in enumerate(sets) if si <= s]
-        if len(s) > 1 and sum(ops[i].occupancy for i in inside) > len(s):
-            for q in range(ii):
-                m.add(sum(x for i in inside for x in covering(i, q, ops[i].occupancy)) <= len(s))
-    holders: dict[str, list[tuple[int, int]]] = {}
+
+
+def assign_units(graph: SchedGraph, ii: int, cycle: dict[int, int]) -> dict[int, str]:
+    """A unit per node, given rows that satisfy Hall's condition: per row, the nodes with
+    one unit keep it and the others are matched to the free units (augmenting paths).
+    O(II * n * units^2)."""
+    ops, machine = graph.ops, graph.machine
+    unit: dict[int, str] = {}
+    taken: dict[int, set[str]] = {q: set() for q in range(ii)}
     for i, op in enumerate(ops):
-        for res, cycles in op.also:
-            holders.setdefault(res, []).append((i, cycles))
-    for res, held in holders.items():
-        cap = caps.get(res, 1)
-        if sum(c for _, c in held) > cap:
-            for q in range(ii):
-                m.add(sum(x for i, c in held for x in covering(i, q, c)) <= cap)
-    mm = ModuloModel(m, start, stage, row, on)
-    if registers:
-        _register_objective(graph, mm, ii, stages, fresh_uses)
-    return mm
+        units = op.units or machine.units
+        if len(units) == 1:
+            unit[i] = units[0]
+            for j in range(op.occupancy):
+                taken[(cycle[i] + j) % ii].add(units[0])
+    for q in range(ii):
+        owner: dict[str, int] = {}
+        for i in (i for i in range(len(ops)) if i not in unit and cycle[i] % ii == q):
+            if not _augment(i, ops, machine, taken[q], owner, set()):
+                raise RuntimeError(f"no unit for node {i} in row {q}: Hall's condition was not kept")
+        for u, i in owner.items():
+            unit[i] = u
+    return unit
+
+
+def _augment(i: int, ops, machine, taken: set[str], owner: dict[str, int], seen: set[str]) -> bool:
+    for u in ops[i].units or machine.units:
+        if u in taken or u in seen:
+            continue
+        seen.add(u)
+        if u not in owner or _augment(owner[u], ops, machine, taken, owner, seen):
+            owner[u] = i
+            return True
+    return False
 
 
 def _register_objective(graph: SchedGraph, mm: ModuloModel, ii: int, stages: int, fresh_uses: frozenset) -> None:
@@ -246,6 +298,8 @@ def _hint(mm: ModuloModel, ii: int, cycle: dict[int, int], unit: dict[int, str])
 
 def _decode(graph: SchedGraph, mm: ModuloModel, out) -> tuple[dict[int, int], dict[int, str]]:
     cycle = {i: out.value(v) for i, v in enumerate(mm.start)}
+    if mm.by_hall:
+        return cycle, assign_units(graph, len(mm.row[0]), cycle)
     unit = {}
     for i, op in enumerate(graph.ops):
         units = op.units or graph.machine.units
