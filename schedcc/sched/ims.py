@@ -29,13 +29,18 @@ from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots
 
 
 def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt,
-        order: list | None = None):
-    """(cycle, unit) per node at *ii*, or None (``attempt.outcome`` says why)."""
+        order: list | None = None, jitter: list[float] | None = None):
+    """(cycle, unit) per node at *ii*, or None (``attempt.outcome`` says why). *order*
+    replaces the height order; *jitter* (below 1 per node) reorders nodes of equal height
+    (the restarts of :func:`schedcc.sched.modulo.modulo_schedule`)."""
     ops = st.graph.ops
     n_ops = len(ops)
     if order is None:
         height = longest_paths(st, ii, reverse=False)
-        key = [(-height[n], n) for n in range(n_ops)]
+        if jitter is None:
+            key = [(-height[n], n) for n in range(n_ops)]
+        else:
+            key = [(-(height[n] + jitter[n]), n) for n in range(n_ops)]
     else:
         key = [None] * n_ops
         for k, n in enumerate(order):

@@ -12,7 +12,11 @@ row ``t mod II`` of the *modulo reservation table* (MRT).
   first, every operation next to its placed neighbours (fewer registers).
 
 :func:`modulo_schedule` starts at the MII (:mod:`schedcc.sched.mii`) and tries
-each II in turn. It reads only the :class:`~schedcc.problem.SchedGraph`
+each II in turn. When IMS fails at the MII itself, it restarts there up to
+:data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order
+before giving up on that II (a bounded repair: on ``hydro`` on ``la664`` the
+height order's ties decide whether the exactly full kernel of II 2 is found).
+It reads only the :class:`~schedcc.problem.SchedGraph`
 (``kernel_end`` marks an operation that must issue in the last row of the
 kernel, like the loop branch; ``distance`` on dependences), so Ascend
 operator graphs use it as they are. An ``accept(schedule)`` callback may
@@ -32,8 +36,9 @@ Example::
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 
 from schedcc.errors import SchedccError
@@ -55,6 +60,7 @@ ALGORITHMS = {
     "swing": "Swing Modulo Scheduling (Llosa): recurrences first, neighbours close together (fewer registers)",
 }
 DEFAULT_BUDGET_RATIO = 6
+IMS_RESTARTS = 8  # shuffled-tie restarts of IMS at the MII
 
 
 @dataclass
@@ -86,6 +92,7 @@ class ModuloSchedule:
     issue_width: int
     attempts: list[Attempt] = field(default_factory=list)
     stage_moves: int = 0  # operations moved by whole stages to shorten lifetimes
+    exact: Any = None     # the exact strategy's proof: schedcc.sched.exact_modulo.ExactModuloInfo
 
     @property
     def dag(self) -> SchedGraph:
@@ -110,6 +117,24 @@ class ModuloSchedule:
 
 
 AcceptFunction = Callable[[ModuloSchedule], "bool | str | None"]
+
+
+def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt):
+    """IMS again at *ii* with ties in the height order broken by seeded shuffles; the
+    first schedule found, or None. *attempt* counts all the work."""
+    first = attempt.outcome
+    for seed in range(IMS_RESTARTS):
+        rng = random.Random(seed)
+        jitter = [rng.random() * 0.5 for _ in range(len(structure.graph))]
+        scratch = Attempt(ii, "")  # each restart has the whole budget
+        found = ims(structure, ii, width, caps, budget_ratio, scratch, jitter=jitter)
+        attempt.placements += scratch.placements
+        attempt.evictions += scratch.evictions
+        if found is not None:
+            attempt.outcome = f"scheduled at restart {seed + 1} (ties shuffled; the first run: {first})"
+            return found
+    attempt.outcome = f"{first}; {IMS_RESTARTS} restarts with ties shuffled failed too"
+    return None
 
 
 def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int | None = None, *,
@@ -156,6 +181,8 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
     while ii <= limit:
         attempt = Attempt(ii, "")
         found = run(structure, ii, width, caps, budget_ratio, attempt)
+        if found is None and algorithm == "ims" and ii == bounds.value and len(graph) > 1:
+            found = _restarts(structure, ii, width, caps, budget_ratio, attempt)
         if found is None:
             attempts.append(attempt)
             ii += 1

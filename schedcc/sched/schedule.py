@@ -13,7 +13,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from schedcc.problem import SchedGraph
 
@@ -36,7 +36,9 @@ class Schedule:
     Nodes are the graph's (its keys when it names them, as a graph read from
     networkx does). ``order`` lists the nodes in issue order (by cycle, then
     the order the scheduler picked them). ``makespan`` = max over nodes of
-    cycle + latency; issue cycles start at 0.
+    cycle + latency; issue cycles start at 0. ``exact`` is set by the exact
+    strategy (:mod:`schedcc.sched.exact`): its status, bound and the heuristic's
+    schedule it was compared with.
     """
 
     graph: SchedGraph
@@ -47,6 +49,8 @@ class Schedule:
     priority_name: str = ""
     priority: Sequence[float] = field(default_factory=list)
     steps: list[Step] | None = None
+    exact: Any = None    # an exact strategy's proof: schedcc.sched.exact.ExactInfo
+    repair_round: int = 0  # the list scheduler's repair round that made it (0: the plain run)
 
     @property
     def dag(self) -> SchedGraph:
