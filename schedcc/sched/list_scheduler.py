@@ -87,7 +87,8 @@ def list_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | None = 
         s = _repaired(problem, priority, explain, repair)
     keys = problem.keys
     return Schedule(problem, problem.by_key(s.cycle), problem.by_key(s.unit), [keys[n] for n in s.order],
-                    s.issue_width, s.priority_name, s.priority, s.steps, repair_round=s.repair_round)
+                    s.issue_width, s.priority_name, s.priority, s.steps, repair_round=s.repair_round,
+                    by_key=problem.keys is not None)
 
 
 def _repaired(graph: SchedGraph, priority, explain: bool, repair: bool) -> Schedule:
