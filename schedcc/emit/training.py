@@ -28,6 +28,7 @@ def format_step(result, name: str) -> str:
              f"  exposed communication  {_ms(result.exposed_comm_us)} ({result.exposed_fraction:.1%} of communication)",
              f"  overlap ratio          {result.overlap_ratio:.3f}  (computing while communicating / communicating)",
              f"  bubble                 {result.bubble:.1%}  (compute stream idle, mean over ranks)",
+             *([f"  note: {result.note}"] if result.note else []),
              "",
              "  rank  compute (ms)  comm (ms)  exposed (ms)  overlap  bubble  peak act (GiB)  utilisation"]
     for s in result.ranks:
