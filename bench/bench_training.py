@@ -9,9 +9,15 @@
    schedule, goal <= 50 ms (best of 5).
 4. A data-parallel step whose communication is less than its backward compute:
    the policy table; goal: priority leaves <= 5% of communication exposed.
+5. Pipeline-parallel steps (issue 10): every policy on the 24-layer dp8 tp4 pp4
+   step on h100-128x (step time, peak activations), then critical-path against
+   fifo on --sweep N random generated steps (how often its own list schedule is
+   kept, how often the program order, the mean speedup); goal: critical-path
+   never slower than fifo and never more activation memory than the program order.
 
-    .venv/bin/python bench/bench_training.py             # all four
+    .venv/bin/python bench/bench_training.py             # all of them
     .venv/bin/python bench/bench_training.py --only 3 4
+    .venv/bin/python bench/bench_training.py --only 5 --sweep 60
 """
 
 from __future__ import annotations
@@ -98,9 +104,53 @@ def bench_policies() -> None:
               f"{r.overlap_ratio:.3f} |")
 
 
+def bench_pipeline_policies(sweep: int) -> None:
+    import math
+    import random
+    config = dict(layers=24, hidden=4096, seq=2048, microbatches=16, dp=8, tp=4, pp=4)
+    target = load_target("h100-128x")
+    tg = build_training_graph(training.generate(**config), target)
+    print(f"pipeline-parallel step: 24 layers, hidden 4096, dp=8 tp=4 pp=4, 16 microbatches (1F1B) on "
+          f"h100-128x, {len(tg)} operators")
+    print("| policy | step (ms) | speedup over fifo | peak activations (GiB, worst rank) | schedule (s) |")
+    print("|---|---|---|---|---|")
+    fifo = None
+    for policy in ("fifo", "ddp", "priority", "critical-path"):
+        t0 = time.process_time()
+        r = training.schedule(tg, target, policy=policy)
+        t = time.process_time() - t0
+        fifo = fifo or r
+        print(f"| {policy} | {r.step_time_us / 1000:.2f} | {fifo.step_time_us / r.step_time_us:.3f}x | "
+              f"{max(r.peak_activation_bytes.values()) / 2**30:.2f} | {t:.2f} |" + (f" {r.note}" if r.note else ""))
+    if not sweep:
+        return
+    rnd = random.Random(0)
+    kept = ratios = 0
+    logs = []
+    worst = 1.0
+    for _ in range(sweep):
+        pp = rnd.choice([1, 2, 3, 4])
+        cfg = dict(layers=pp * rnd.choice([1, 2, 3]), hidden=rnd.choice([512, 1024, 2048, 4096]),
+                   seq=rnd.choice([256, 1024, 2048]), microbatches=rnd.choice([1, 2, 3, 4, 6, 8]),
+                   dp=rnd.choice([1, 2, 4, 8]), tp=rnd.choice([1, 2, 4]), pp=pp, zero=rnd.random() < 0.3,
+                   schedule=rnd.choice(["gpipe", "1f1b", "zb-h1", "zb-h2"]))
+        name = "h100-8x" if cfg["dp"] * cfg["tp"] * cfg["pp"] <= 8 else "h100-128x"
+        step = build_training_graph(training.generate(**cfg), load_target(name))
+        f = training.schedule(step, name, policy="fifo")
+        c = training.schedule(step, name, policy="critical-path")
+        kept += bool(c.note)
+        logs.append(math.log(f.step_time_us / c.step_time_us))
+        worst = max(worst, c.step_time_us / f.step_time_us)
+        ratios += max(c.peak_activation_bytes.values()) > max(f.peak_activation_bytes.values()) * (1 + 1e-9)
+    print(f"{sweep} random generated steps (seed 0): critical-path's own schedule kept on {sweep - kept}, "
+          f"the program order on {kept}; geometric-mean speedup over fifo {math.exp(sum(logs) / sweep):.3f}x, "
+          f"worst {1 / worst:.3f}x; more peak activations than fifo on {ratios}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", nargs="*", type=int, default=[1, 2, 3, 4])
+    ap.add_argument("--only", nargs="*", type=int, default=[1, 2, 3, 4, 5])
+    ap.add_argument("--sweep", type=int, default=40, help="random generated steps for part 5 (default 40)")
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, CPython {platform.python_version()}")
     if 1 in args.only:
@@ -115,6 +165,8 @@ def main() -> None:
         bench_library()
     if 4 in args.only:
         bench_policies()
+    if 5 in args.only:
+        bench_pipeline_policies(args.sweep)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import sys
 
 from schedcc.errors import SchedccError
 
-HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, auto, or --import)"
+HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
 DESCRIPTION = """\
 Build a pipeline-parallel schedule as a graph (per-rank action lists in the
 notation of torch.distributed.pipelining), schedule it with the list scheduler
@@ -23,6 +23,7 @@ examples:
   schedcc pipeline --schedule interleaved --virtual 2 --stages 4 --microbatches 8 --timeline pp.svg
   schedcc pipeline --schedule auto --stages 4 --microbatches 16 --memory-limit 6 --unit-costs F=1,I=1,W=1
   schedcc pipeline --schedule zb-h1 --stages 4 --microbatches 16 --target h100-128x --trace pp.json
+  schedcc pipeline --schedule dualpipev --stages 4 --microbatches 8 --unit-costs F=1,I=1,W=1,FB=2
   schedcc pipeline --import schedule.txt --unit-costs F=1,B=2,I=1,W=1"""
 
 
@@ -39,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="per-rank activation limit: microbatch activations of one stage (e.g. 4), "
                              "or bytes with --target (e.g. 20GiB)")
     parser.add_argument("--unit-costs", metavar="F=1,B=2,I=1,W=1,C=0",
-                        help="abstract action costs (C: one transfer between ranks); default F=1,B=2")
+                        help="abstract action costs (C: one transfer between ranks; FB: an OVERLAP_F_B "
+                             "composite, default F+B); default F=1,B=2")
     parser.add_argument("-t", "--target", help="cluster model for real costs (e.g. h100-128x)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set net_bw=25GB/s")

@@ -29,6 +29,7 @@ def format_step(result, name: str) -> str:
              f"  overlap ratio          {result.overlap_ratio:.3f}  (computing while communicating / communicating)",
              f"  bubble                 {result.bubble:.1%}  (compute stream idle, mean over ranks)",
              *_exact_lines(result),
+             *([f"  note: {result.note}"] if result.note else []),
              "",
              "  rank  compute (ms)  comm (ms)  exposed (ms)  overlap  bubble  peak act (GiB)  utilisation"]
     for s in result.ranks:

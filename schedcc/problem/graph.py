@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # networkx loads on first use: a CPU block never needs it
     import networkx as nx
 
-DEP_KINDS = ("RAW", "WAR", "WAW", "MEM", "CTRL", "ORDER", "P2P", "DATA", "EVENT")
+DEP_KINDS = ("RAW", "WAR", "WAW", "MEM", "CTRL", "ORDER", "P2P", "DATA", "EVENT", "MEMORY")
 """Dependence kinds: register hazards, memory, the terminator, a stream's program
 order, a point-to-point transfer, data between pipeline actions, an ordering added
-to free a synchronisation event."""
+to free a synchronisation event, an ordering that bounds memory (activations
+freed before more are allocated)."""
 
 
 class Op(NamedTuple):

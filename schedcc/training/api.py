@@ -11,6 +11,7 @@ Example::
 from __future__ import annotations
 
 from schedcc._perf import paused_gc
+from schedcc.errors import SchedccError
 from schedcc.frontends.ir_text import parse
 from schedcc.ir import Program
 from schedcc.target import Target, load_target
@@ -30,7 +31,6 @@ def generate(model: str = "transformer", **options) -> Program:
     """The IR of one training step of a generated model (see :mod:`schedcc.training.generator`)."""
     from schedcc.training.generator import TransformerConfig, generate_program
     if model != "transformer":
-        from schedcc.errors import SchedccError
         raise SchedccError(f"unknown model '{model}'", notes=["models: transformer"])
     with paused_gc():  # many small acyclic objects: the collector's scans would cost more than the work
         return generate_program(TransformerConfig(**options))
@@ -48,7 +48,6 @@ def _graph(step: Program | TrainingGraph, target: Target, groups, overrides) -> 
         if not overrides and not groups and target is step.target:
             return step
         if step.program is None:
-            from schedcc.errors import SchedccError
             raise SchedccError("this graph has no program to rebuild it from; pass the Program instead")
         return build_training_graph(step.program, apply_overrides(target, overrides),
                                     {**step.groups, **(groups or {})})
@@ -70,13 +69,21 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
     limit and proves a bound (``StepResult.exact``).
     """
     if iterations < 1:
-        from schedcc.errors import SchedccError
         raise SchedccError(f"iterations must be at least 1, got {iterations}")
     with paused_gc():
         tg = _graph(step, _resolve(step, target), groups, overrides)
         plan = make_plan(tg, policy, **options)
-        run = run_plan(tg, plan, iterations, exact)
-        return summarize(run, policy, tg.target.name, len(tg))
+        result = summarize(run_plan(tg, plan, iterations, exact), policy, tg.target.name, len(tg))
+        if plan.fallback is not None:
+            try:
+                other = summarize(run_plan(tg, plan.fallback, iterations, exact), policy, tg.target.name, len(tg))
+            except SchedccError:  # the program order deadlocks: nothing to compare with
+                other = None
+            if other is not None and other.step_time_us < result.step_time_us:
+                other.note = (f"{policy}'s own schedule took {result.step_time_us / 1000:,.3f} ms; "
+                              f"the program order ({plan.fallback.policy}) is faster and is kept")
+                result = other
+        return result
 
 
 def compare(step: Program | TrainingGraph, target: Target | str, policies=tuple(POLICIES),

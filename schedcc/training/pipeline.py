@@ -1,4 +1,4 @@
-"""Named pipeline-parallel schedules: GPipe, 1F1B, interleaved 1F1B, ZB-H1, ZB-H2, auto.
+"""Named pipeline-parallel schedules: GPipe, 1F1B, interleaved 1F1B, ZB-H1, ZB-H2, DualPipeV, auto.
 
 Each schedule is a list of actions per rank (:mod:`.pipeline_graph`), timed
 by the list scheduler on the action graph. GPipe, 1F1B and interleaved 1F1B
@@ -14,7 +14,12 @@ microbatches the memory limit allows) and keeps the lowest bubble that fits.
 With uniform stage times and free communication: GPipe and 1F1B leave a
 bubble fraction of (p-1)/(m+p-1), interleaved (p-1)/(v m + p-1), ZB-H1 about
 a third of 1F1B's bubble time at the same memory, ZB-H2 close to none with
-twice the memory.
+twice the memory. DualPipeV (DeepSeek's DualPipe cut in half, the lists
+``torch.distributed.pipelining.ScheduleDualPipeV`` builds) puts stages ``r``
+and ``2p-1-r`` on rank ``r`` (a V) and pairs a forward of one with a full
+backward of the other in ``OVERLAP_F_B`` composites; its bubble is
+DeepSeek's ``(p-1)(F&B + B - 3W)`` per rank for stage costs F, B, W and a
+composite taking F&B (``F + B`` unless ``--unit-costs FB=``).
 
 Example::
 
@@ -30,7 +35,7 @@ from dataclasses import dataclass, field
 from schedcc.errors import SchedccError
 from schedcc.training.pipeline_graph import Action, Evaluation, StageCosts, build_graph, evaluate, measure, schedule_graph
 
-SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2")
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipev")
 
 
 def gpipe(p: int, m: int) -> list[list[Action]]:
@@ -87,6 +92,81 @@ def interleaved(p: int, m: int, v: int) -> list[list[Action]]:
             acts.append(Action("B", c * p + r, mb))
         lists.append(acts)
     return lists
+
+
+def dualpipev(p: int, m: int) -> list[list[Action]]:
+    """DualPipeV on *p* ranks (2p stages, rank r holds r and 2p-1-r) for *m* >= 2p microbatches.
+
+    Per rank, in order (a = stage r going down the V, b = stage 2p-1-r coming back):
+    2(p-r-1) forwards of a; r+1 pairs F(a) F(b); p-r-1 times I(b), the oldest
+    pending W, F(b); the steady state of m-2p+r+1 rounds (F(a);B(b)) and
+    (F(b);B(a)) composites (the last rank runs its first F(a) and B(b) apart);
+    p-r-1 rounds B(b), (F(b);B(a)); r+1 rounds of backwards of b and a, the
+    second half of them split into I and W (zero bubble); p-r-1 rounds of a
+    pending W and a backward of a; the remaining W. A composite's backward
+    is a full B; an I queues its W, which later rounds run oldest first.
+    The same lists as torch's ``ScheduleDualPipeV``. O(m) per rank.
+    """
+    if p < 1 or m < 2 * p:
+        raise SchedccError(f"DualPipeV needs at least as many microbatches as stages (2 x {p} ranks = {2 * p}), "
+                           f"got {m}", notes=[f"try --microbatches {2 * p}"])
+    return [_dualpipev_rank(p, m, r) for r in range(p)]
+
+
+def _dualpipev_rank(p: int, m: int, r: int) -> list[Action]:
+    a, b = r, 2 * p - 1 - r
+    fwd = {a: 0, b: 0}
+    bwd = {a: 0, b: 0}
+    pending: list[tuple[int, int]] = []
+    out: list[Action] = []
+
+    def forward(s: int) -> Action:
+        fwd[s] += 1
+        return Action("F", s, fwd[s] - 1)
+
+    def backward(s: int, kind: str = "B") -> Action:
+        bwd[s] += 1
+        if kind == "I":
+            pending.append((s, bwd[s] - 1))
+        return Action(kind, s, bwd[s] - 1)
+
+    def weight() -> None:
+        if pending:
+            s, mb = pending.pop(0)
+            out.append(Action("W", s, mb))
+
+    def pair(f: int, back: int) -> Action:
+        sub = (forward(f), backward(back))
+        return Action("OVERLAP_F_B", f, sub[0].mb, sub)
+
+    out += [forward(a) for _ in range(2 * (p - r - 1))]
+    for _ in range(r + 1):
+        out += [forward(a), forward(b)]
+    for _ in range(p - r - 1):
+        out.append(backward(b, "I"))
+        weight()
+        out.append(forward(b))
+    for i in range(m - 2 * p + r + 1):
+        if i == 0 and r == p - 1:
+            out += [forward(a), backward(b)]
+        else:
+            out.append(pair(a, b))
+        out.append(pair(b, a))
+    for _ in range(p - r - 1):
+        out += [backward(b), pair(b, a)]
+    split = False
+    half = (r + 1) // 2
+    for i in range(r + 1):
+        split = split or (i == half and r % 2 == 1)
+        out.append(backward(b, "I" if split else "B"))
+        split = split or (i == half and r % 2 == 0)
+        out.append(backward(a, "I" if split else "B"))
+    for _ in range(p - r - 1):
+        weight()
+        out.append(backward(a, "I" if split else "B"))
+    while pending:
+        weight()
+    return out
 
 
 def zero_bubble(p: int, m: int, costs: StageCosts, limits: list[int]) -> list[list[Action]]:
@@ -160,7 +240,7 @@ def _scaled(costs: StageCosts, v: int) -> StageCosts:
         return costs
     mul = lambda x: None if x is None else x * v  # noqa: E731
     return StageCosts(f=costs.f * v, b=costs.b * v, i=mul(costs.i), w=mul(costs.w), comm=costs.comm * v,
-                      act=costs.act)
+                      act=costs.act, fb=mul(costs.fb))
 
 
 def named_lists(name: str, p: int, m: int, v: int, costs: StageCosts) -> list[list[Action]]:
@@ -174,6 +254,8 @@ def named_lists(name: str, p: int, m: int, v: int, costs: StageCosts) -> list[li
         return zero_bubble(p, m, costs, [min(m, p - r) for r in range(p)])
     if name == "zb-h2":
         return zero_bubble(p, m, costs, [min(m, 2 * (p - r) - 1) for r in range(p)])
+    if name == "dualpipev":
+        return dualpipev(p, m)
     import difflib
     close = difflib.get_close_matches(name, SCHEDULES + ("auto",), n=2)
     raise SchedccError(f"unknown pipeline schedule '{name}'",
@@ -192,7 +274,7 @@ def evaluate_named(name: str, stages: int, microbatches: int, virtual: int = 1,
     costs = costs or StageCosts()
     if name == "auto":
         return _auto(stages, microbatches, costs, memory_limit, unit)
-    v = virtual if name == "interleaved" else 1
+    v = virtual if name == "interleaved" else 2 if name == "dualpipev" else 1
     if name == "interleaved" and v < 2:
         v = 2
     c = _scaled(costs, v)
@@ -218,6 +300,8 @@ def _auto(p: int, m: int, costs: StageCosts, limit: float | None, unit: str) -> 
     options = [("gpipe", 1), ("1f1b", 1), ("zb-h1", 1), ("zb-h2", 1)]
     if m % p == 0:
         options += [("interleaved", v) for v in (2, 3, 4)]
+    if m >= 2 * p:
+        options.append(("dualpipev", 2))
     for name, v in options:
         r = evaluate_named(name, p, m, v, costs, None, unit)
         worst = max(r.evaluation.peak_activation.values(), default=0)
@@ -245,4 +329,4 @@ def _auto(p: int, m: int, costs: StageCosts, limit: float | None, unit: str) -> 
 
 
 __all__ = ["SCHEDULES", "PipelineResult", "evaluate_named", "gpipe", "one_f_one_b", "interleaved",
-           "zero_bubble", "measure", "evaluate"]
+           "zero_bubble", "dualpipev", "measure", "evaluate"]

@@ -9,7 +9,8 @@ microbatch 3), ``B`` (full backward), ``I`` (backward for the input), ``W``
 :func:`build_graph` turns the lists into a graph: one node per action on its
 rank's ``compute`` (or ``comm:pp``) stream, data edges between stages (with a
 point-to-point transfer when consecutive stages sit on different ranks) and,
-when *ordered*, chain edges that keep each rank's list order. The list
+when *ordered*, chain edges that keep each rank's list order (a ``RECV``
+is posted, not waited for: only the action that reads it waits). The list
 scheduler then gives the times. Anything impossible (a duplicated action, an
 action whose input nobody produces, a cycle of waits) is a
 :class:`~schedcc.errors.SchedccError` naming the rank, the action and what it
@@ -81,6 +82,8 @@ class StageCosts:
     """Durations (ticks or abstract units) of one stage's actions and of one transfer.
 
     ``b`` is a full backward; ``i`` and ``w`` its two halves (default b/2 each).
+    ``fb`` is an ``OVERLAP_F_B`` composite, a forward and a full backward run
+    together (DeepSeek's F&B; default ``f + b``, the two back to back).
     ``act`` is one microbatch's activation memory for one stage.
     """
 
@@ -90,6 +93,7 @@ class StageCosts:
     w: int | None = None
     comm: int = 0
     act: float = 1.0
+    fb: int | None = None
 
     def of(self, kind: str, chunks: int = 1) -> int:
         d = {"F": self.f, "B": self.b, "I": self.i if self.i is not None else self.b - self.b // 2,
@@ -152,6 +156,8 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
                 where[key] = node
             comm = a.kind in COMM_KINDS
             dur = sum(costs.of(x.kind, chunks) for x in (a.sub or (a,)))
+            if a.sub and costs.fb is not None:
+                dur = -(-costs.fb // chunks)
             if a.kind in ("SEND_F", "SEND_B"):
                 dur = costs.comm
             g.add_node(node, action=a, name=str(a), rank=rank, stream="comm:pp" if comm else "compute",
@@ -222,6 +228,10 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
             prev: dict[str, Hashable] = {}
             for pos in range(len(acts)):
                 node = (rank, pos)
+                if acts[pos].kind in ("RECV_F", "RECV_B"):
+                    # posting a receive does not wait (torch posts irecv and waits only in the
+                    # action that reads it): it ends with its SEND and holds up nothing after it
+                    continue
                 stream = g.nodes[node]["stream"]
                 if stream in prev and not g.has_edge(prev[stream], node):
                     g.add_edge(prev[stream], node, latency=0, kind="ORDER")
@@ -267,7 +277,8 @@ def _check_deadlock(g: nx.DiGraph) -> None:
 def schedule_graph(g: nx.DiGraph, priority: dict | None = None) -> tuple[dict, dict]:
     """List-schedule an action graph: (start, end) in ticks per node."""
     units = tuple(sorted({u for _, d in g.nodes(data=True) for u in d["units"]}))
-    problem = SchedGraph.from_networkx(g, Machine("pipeline", max(len(units), 1), units))
+    # no issue limit: ranks issue on their own, and posting a transfer takes no time
+    problem = SchedGraph.from_networkx(g, Machine("pipeline", max(len(g), 1), units))
     keys = problem.keys
     prio = [priority[k] for k in keys] if priority is not None else [-i for i in range(len(keys))]
 

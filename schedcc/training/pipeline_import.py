@@ -83,14 +83,16 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
 
 
 def parse_unit_costs(text: str) -> StageCosts:
-    """``F=1,B=2,I=1,W=1,C=0`` (C: one transfer between ranks) -> :class:`StageCosts`."""
+    """``F=1,B=2,I=1,W=1,C=0,FB=3`` (C: one transfer between ranks; FB: an
+    ``OVERLAP_F_B`` composite, default F + B) -> :class:`StageCosts`."""
     values: dict[str, int] = {}
     for item in text.split(","):
         key, sep, value = item.partition("=")
         key = key.strip().upper()
-        if not sep or key not in ("F", "B", "I", "W", "C", "COMM"):
+        if not sep or key not in ("F", "B", "I", "W", "C", "COMM", "FB"):
             raise SchedccError(f"--unit-costs: cannot read '{item.strip()}'",
-                               notes=["write KIND=N for F, B, I, W and C (a transfer), e.g. F=1,B=2,I=1,W=1"])
+                               notes=["write KIND=N for F, B, I, W, C (a transfer) and FB (an OVERLAP_F_B "
+                                      "composite), e.g. F=1,B=2,I=1,W=1"])
         try:
             n = int(value)
         except ValueError:
@@ -100,7 +102,7 @@ def parse_unit_costs(text: str) -> StageCosts:
         values["comm" if key in ("C", "COMM") else key.lower()] = n
     i, w = values.get("i"), values.get("w")
     b = values.get("b", (i or 1) + (w or 1) if (i is not None or w is not None) else 2)
-    return StageCosts(f=values.get("f", 1), b=b, i=i, w=w, comm=values.get("comm", 0))
+    return StageCosts(f=values.get("f", 1), b=b, i=i, w=w, comm=values.get("comm", 0), fb=values.get("fb"))
 
 
 def costs_from_target(target: Target, stages: int, layers: int = 24, hidden: int = 4096, seq: int = 2048,

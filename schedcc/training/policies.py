@@ -18,7 +18,10 @@ unrolls iterations and list-schedules the result.
   (credit/partition chunks share the link); optimizer updates run as soon as
   their gradient arrives, so the next forward starts layer by layer.
 * ``critical-path``: the list scheduler's latency-weighted priority on the
-  whole graph, no program order anywhere.
+  whole graph, no program order on any stream, within each rank's activation
+  memory: a rank never holds more activations than its program, run in
+  order, holds at its peak (so a pipeline stage keeps its schedule's
+  in-flight limit; :func:`memory_edges`).
 
 Each transformation is O(n + e).
 
@@ -37,8 +40,9 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Hashable
 
 import networkx as nx
@@ -49,6 +53,7 @@ from schedcc.training.graph import TrainingGraph
 
 MiB = 2**20
 DATA_EDGES = ("RAW", "WAW", "MEM", "P2P")
+MEMORY = "MEMORY"  # a policy's ordering for activation memory: waits until its source ends
 
 
 @dataclass
@@ -66,6 +71,9 @@ class Plan:
     priority: dict[Hashable, float] | None  # None: the list scheduler's critical path
     channels: dict[tuple[int, str], int]
     float_updates: bool = False  # optimizer updates leave program order (run when ready)
+    fallback: "Plan | None" = None  # also run; the faster of the two steps is kept
+    # (u, v, latency) from iteration k's u to iteration k+1's v, beyond program order and updates
+    carried: list[tuple[Hashable, Hashable, int]] = field(default_factory=list)
 
 
 def _copy(tg: TrainingGraph) -> nx.DiGraph:
@@ -87,9 +95,69 @@ def fifo(tg: TrainingGraph, **_) -> Plan:
     return Plan("fifo", g, lambda r, s: True, _source_priority(g), {})
 
 
+def memory_edges(g: nx.DiGraph) -> tuple[list[tuple], list[tuple]]:
+    """Orderings that keep each rank's live activations within what its program order holds.
+
+    An operator with ``act`` bytes allocates them when it ends; they are freed
+    when its last reader (a data successor) ends. On each rank, in program
+    order: the allocating operators keep their order (a zero-latency chain),
+    and each reader of an activation whose last reader comes before
+    allocation ``b`` in program order must end before ``b`` starts. Then at
+    any time the live activations are a subset of those live in program
+    order right after the latest allocation made so far, so the peak never
+    exceeds the program's (for a 1F1B program: never more microbatches in
+    flight than its warm-up). A pipeline schedule's in-flight limit is such a
+    peak. Allocations after which nothing is allocated in the iteration wait
+    in the next one (``carried``).
+
+    Returns (edges of one iteration, edges into the next), as (u, v, latency).
+    O(n + e).
+    """
+    nodes = g.nodes
+    by_rank: dict[int, list] = {}
+    for n in sorted(g, key=lambda n: nodes[n]["order"]):
+        if nodes[n].get("act"):
+            by_rank.setdefault(nodes[n]["rank"], []).append(n)
+    local: list[tuple] = []
+    carried: list[tuple] = []
+    for allocs in by_rank.values():
+        orders = [nodes[a]["order"] for a in allocs]
+        for a, b in zip(allocs, allocs[1:]):
+            local.append((a, b, 0))
+        for a in allocs:
+            readers = [s for s, e in g.succ[a].items() if e["kind"] in DATA_EDGES]
+            if not readers:
+                continue
+            last = max(nodes[s]["order"] for s in readers)
+            i = bisect.bisect_right(orders, last)
+            for s in readers:
+                if i < len(allocs):
+                    if s != allocs[i]:
+                        local.append((s, allocs[i], nodes[s]["dur"]))
+                else:
+                    carried.append((s, allocs[0], nodes[s]["dur"]))
+    return local, carried
+
+
 def critical_path(tg: TrainingGraph, **_) -> Plan:
-    """The whole graph to the list scheduler with its critical-path priority."""
-    return Plan("critical-path", tg.graph, lambda r, s: False, None, {}, float_updates=True)
+    """The whole graph to the list scheduler with its critical-path priority, within
+    each rank's activation memory of program order (:func:`memory_edges`).
+
+    A list schedule is greedy: a long operator started in an idle moment can hold up
+    a more urgent one that becomes ready just after. The program's own order
+    (``fifo``) is therefore run as well, and kept when it is faster: the policy
+    never loses to it."""
+    local, carried = memory_edges(tg.graph)
+    g = tg.graph
+    if local:
+        g = _copy(tg)
+        for u, v, _lat in local:
+            if not g.has_edge(u, v):
+                g.add_edge(u, v, kind="MEMORY")
+        if not nx.is_directed_acyclic_graph(g):  # a program whose ranks cannot run in order
+            g, carried = tg.graph, []
+    return Plan("critical-path", g, lambda r, s: False, None, {}, float_updates=True, carried=carried,
+                fallback=fifo(tg))
 
 
 def _merge(g: nx.DiGraph, members: list, name: str, attrs: dict) -> Hashable:
@@ -226,7 +294,8 @@ POLICY_HELP = {
     "fifo": "program order on every stream, as an eager framework issues work",
     "ddp": "PyTorch DDP: gradient buckets of --bucket-mb, all-reduced in bucket order",
     "priority": "ByteScheduler: --partition-mb chunks, layers nearest the input first, preemption per chunk",
-    "critical-path": "the list scheduler's latency-weighted priority on the whole graph",
+    "critical-path": "the list scheduler's latency-weighted priority on the whole graph, "
+                     "within each rank's activation memory of program order",
 }
 
 

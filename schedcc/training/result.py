@@ -117,6 +117,7 @@ class StepResult:
     window_us: tuple[float, float]
     operators: int
     run: Run | None = field(default=None, repr=False, compare=False)
+    note: str = ""  # what the policy did beyond its rule (critical-path keeping the program order)
 
     @property
     def exact(self):
@@ -147,7 +148,8 @@ class StepResult:
         return out
 
     def to_json(self) -> dict:
-        data = {k: v for k, v in asdict(self).items() if k not in ("run", "ranks", "peak_activation_bytes")}
+        data = {k: v for k, v in asdict(self).items() if k not in ("run", "ranks", "peak_activation_bytes")
+                and (k != "note" or v)}
         data["window_us"] = list(self.window_us)
         data["exposed_fraction"] = self.exposed_fraction
         data["peak_activation_bytes"] = {str(k): v for k, v in self.peak_activation_bytes.items()}

@@ -43,7 +43,7 @@ from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.priority import critical_path
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.graph import TrainingGraph, check_acyclic
-from schedcc.training.policies import DATA_EDGES, Plan
+from schedcc.training.policies import DATA_EDGES, MEMORY, Plan
 
 CONTENTION_ROUNDS = 4
 
@@ -98,7 +98,7 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> SchedGraph:
             lanes = plan.channels.get(key, 1)
             units_of[key] = tuple(unit_name(d["rank"], d["stream"], i, lanes) for i in range(lanes))
     # edges of one iteration: (u, v, kind, latency), chains included
-    local = [(u, v, e["kind"], bnodes[u]["dur"] if e["kind"] in DATA_EDGES else 0)
+    local = [(u, v, e["kind"], bnodes[u]["dur"] if e["kind"] in DATA_EDGES or e["kind"] == MEMORY else 0)
              for u, v, e in base.edges(data=True)]
     chained = []
     for n in ordered_nodes:
@@ -148,6 +148,8 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> SchedGraph:
             for n, d in updates:
                 for r in readers.get((d["rank"], d["update"]), ()):
                     add(prev + index[n], off + index[r], "RAW", d["dur"], f"updated {d['update']}")
+            for u, v, lat in plan.carried:
+                add(prev + index[u], off + index[v], MEMORY, lat, "activation memory")
     units = tuple(sorted({u for us in units_of.values() for u in us}))
     machine = Machine(tg.target.name, len(units), units)
     return SchedGraph(tuple(ops), tuple(deps.values()), machine, tuple(keys))
