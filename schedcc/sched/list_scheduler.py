@@ -178,7 +178,11 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
             # keys are unique, so the choice does not depend on the order they are looked at
             for sig, heap in nonempty.items():
                 if best is None or heap[0][0] < best[1][0][0]:
-                    if _free_unit(sig[0], sig[1], unit_free, cycle) is not None:
+                    units, also = sig
+                    if not also and len(units) == 1:  # the common case, without the call
+                        if unit_free.get(units[0], 0) <= cycle:
+                            best = (sig, heap)
+                    elif _free_unit(units, also, unit_free, cycle) is not None:
                         best = (sig, heap)
             if best is None:
                 break

@@ -56,6 +56,15 @@ class Cluster:
     launch_overhead: float = 0.0  # seconds added to every operator
     inter_algorithm: str = "ring"  # "ring" or "tree" between nodes
     contention: float = 0.0       # compute slows by this fraction of the time communication overlaps it
+    # The shape-aware kernel model of schedcc.training.kernels (used by the planner); 0 = not given
+    memory_capacity: float = 0.0  # bytes of device memory (HBM)
+    memory_reserved: float = 0.0  # bytes the framework keeps (CUDA context, communication buffers, fragmentation)
+    sm_count: float = 0.0         # streaming multiprocessors (AI cores) that tiles of a GEMM spread over
+    gemm_tile_m: float = 128.0    # output tile of the GEMM kernels (rows x columns)
+    gemm_tile_n: float = 256.0
+    gemm_efficiency: float = 0.0  # fraction of peak a large GEMM reaches per tile (0: use efficiency)
+    attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
+    memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
     name: str = ""
 
     @property
