@@ -177,3 +177,71 @@ def test_random_graphs_schedule_and_verify(g, width, algorithm, staged):
     assert 0 <= min(s.cycle.values()) < s.ii
     p = register_pressure(g, s.ii, s.cycle)
     assert p.registers >= p.max_live
+
+
+# -- the dependences the modulo schedulers may leave out -------------------------------------
+
+from schedcc.problem import Dep, as_graph  # noqa: E402
+from schedcc.sched.mii import rec_mii  # noqa: E402
+from schedcc.sched.mrt import LoopStructure, implied_deps, longest_paths  # noqa: E402
+
+
+def _longest_from(g, kept, src, dist_limit):
+    """Longest latency of a path src -> each node over *kept* deps with distance sum <= dist_limit
+    (at most one distance-1 edge, none longer; the distance-0 edges are acyclic). None: no path."""
+    order = g.topological_order
+    best = [[None] * len(g) for _ in range(dist_limit + 1)]
+    best[0][src] = 0
+    for level in range(dist_limit + 1):
+        if level:
+            for d in kept:
+                if d.distance == 1 and best[level - 1][d.src] is not None:
+                    x = best[level - 1][d.src] + d.latency
+                    if best[level][d.dst] is None or x > best[level][d.dst]:
+                        best[level][d.dst] = x
+        for u in order:
+            if best[level][u] is None:
+                continue
+            for d in kept:
+                if d.src == u and d.distance == 0:
+                    x = best[level][u] + d.latency
+                    if best[level][d.dst] is None or x > best[level][d.dst]:
+                        best[level][d.dst] = x
+    return [max((b[v] for b in best if b[v] is not None), default=None) for v in range(len(g))]
+
+
+def _earliest(g, ii):
+    """Earliest starts over every dependence at *ii* (Bellman-Ford, no positive cycle at ii)."""
+    val = [0] * len(g)
+    for _ in range(len(g) + 1):
+        changed = False
+        for d in g.deps:
+            if val[d.src] + d.latency - ii * d.distance > val[d.dst]:
+                val[d.dst] = val[d.src] + d.latency - ii * d.distance
+                changed = True
+        if not changed:
+            return val
+    raise AssertionError("a positive cycle")
+
+
+@settings(max_examples=150, deadline=None)
+@given(resource_graphs(), st.integers(0, 3))
+def test_every_dependence_left_out_is_implied_by_a_path_of_the_rest(g, dense):
+    graph = as_graph(g)
+    if dense:  # pairwise-ordered accesses, as memory dependences are: most of them implied
+        n, have = len(graph), {(d.src, d.dst) for d in graph.deps}
+        graph = graph.with_deps(Dep(u, v, "MEM", (u + v + dense) % 3, distance=0 if u < v else 1)
+                                for u in range(n) for v in range(n)
+                                if u != v and (u, v) not in have and (u * 7 + v * 3 + dense) % 4)
+    out = implied_deps(graph)
+    kept = [d for k, d in enumerate(graph.deps) if k not in out]
+    for k in out:
+        d = graph.deps[k]
+        assert d.distance <= 1 and d.src != d.dst
+        reach = _longest_from(graph, kept, d.src, d.distance)[d.dst]
+        assert reach is not None and reach >= d.latency, (d, kept)
+    # What IMS reads: the same earliest starts at every II as with every dependence.
+    structure = LoopStructure(graph)
+    first = max(rec_mii(graph).value, 1)
+    for ii in range(first, first + 3):
+        assert longest_paths(structure, ii, reverse=True) == _earliest(graph, ii)
