@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import bisect
+import weakref
 
 from schedcc.problem import Op, SchedGraph
 
@@ -107,8 +108,9 @@ class LoopStructure:
         return self._recurrences
 
 
-def implied_deps(graph: SchedGraph) -> set[int]:
-    """Indices of dependences of distance 0 or 1 that the others imply at every II >= 0.
+def implied_deps(graph: SchedGraph) -> frozenset[int]:
+    """Indices of dependences of distance 0 or 1 that the others imply at every II >= 0
+    (computed once per graph: the MII and the schedulers share it).
 
     ``u -> v`` (latency l, distance d) is implied by a path of the rest from u
     to v of latency >= l and distance <= d: adding up the path's edges gives
@@ -131,6 +133,16 @@ def implied_deps(graph: SchedGraph) -> set[int]:
     >>> sorted(implied_deps(g))   # 0 -> 2 through 1; 2 -> 1 (distance 1) through 2 -> 0 -> 1
     [2, 4]
     """
+    out = _IMPLIED.get(graph)
+    if out is None:
+        out = _IMPLIED[graph] = frozenset(_implied(graph))
+    return out
+
+
+_IMPLIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # graphs compare by identity
+
+
+def _implied(graph: SchedGraph) -> set[int]:
     deps = graph.deps
     n = len(graph.ops)
     cand = [k for k, d in enumerate(deps) if d.distance <= 1 and d.src != d.dst]
