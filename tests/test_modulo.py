@@ -245,3 +245,17 @@ def test_every_dependence_left_out_is_implied_by_a_path_of_the_rest(g, dense):
     first = max(rec_mii(graph).value, 1)
     for ii in range(first, first + 3):
         assert longest_paths(structure, ii, reverse=True) == _earliest(graph, ii)
+
+
+def test_the_driver_hands_the_pipeliner_the_loop_bodies_list_schedules():
+    """The block schedules the command prints are the 'before' the pipeliner compares with."""
+    from schedcc.dag import build_dag
+    from schedcc.driver.job import Job, Options, run_job
+    from schedcc.frontends import parse_source
+    from schedcc.sched import list_schedule
+    tgt = load_target("la464")
+    for path in LOOP_FILES[:12]:
+        res = run_job(Job(parse_source(Path(path).read_text(), path), tgt, Options(pipeline=True)))
+        for r in res.loops.loops:
+            if r.pipelined:
+                assert r.cycles_before == list_schedule(build_dag(r.loop.block, tgt), tgt).makespan
