@@ -24,8 +24,8 @@ that proves an II infeasible in a fraction of the full model's time.
   ``t[i] + j * II``: still implied (a node's copies never meet). With a copy
   per stage and one more, every row q is the cycle ``stages * II + q`` of the
   time line, where each node busy in row q has exactly one copy, so the model
-  is exact: the exact search's feasibility model when Hall's condition
-  decides the units (:func:`schedcc.sched.exact_modulo.hall_family`).
+  is exact: the exact search's second feasibility model (after the rows) when
+  Hall's condition decides the units (:func:`schedcc.sched.exact_modulo.hall_family`).
 
 Example (a store-like chain of three nodes on one unit, the last one before
 the first of the next iteration, latency 2 each: four cycles between the
