@@ -116,7 +116,10 @@ def _run_cpu(job: Job) -> JobResult:
     loops = None
     if opts.pipeline:
         from schedcc.swp.pipeliner import pipeline_program
-        loops = pipeline_program(job.program, job.target, algorithm=opts.modulo, exact=limits)
+        before = None  # the loop bodies' list schedules, when they are the ones the pipeliner compares with
+        if opts.priority == "critical-path" and opts.repair and limits is None:
+            before = {(r.function.name, r.block.label): r.schedule.makespan for r in blocks.blocks}
+        loops = pipeline_program(job.program, job.target, algorithm=opts.modulo, exact=limits, before=before)
     return JobResult(job, "cpu", blocks=blocks, loops=loops)
 
 

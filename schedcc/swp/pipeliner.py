@@ -63,11 +63,15 @@ class PipelineResult:
 
 
 def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
-                  accept: AcceptFunction | None = None, exact: Limits | None = None) -> LoopResult:
+                  accept: AcceptFunction | None = None, exact: Limits | None = None,
+                  before: int | None = None) -> LoopResult:
     """Modulo-schedule one loop, verify the schedule and generate its code; with *exact*
     (the solver's limits) the II is the proven minimum and the registers the fewest
-    (:class:`~schedcc.sched.exact_modulo.ExactModuloStrategy`, from *algorithm*'s schedule)."""
-    before = list_schedule(build_dag(loop.block, target), target).makespan
+    (:class:`~schedcc.sched.exact_modulo.ExactModuloStrategy`, from *algorithm*'s schedule).
+    *before*: the body's list-schedule makespan (default priority, with repair) when the
+    caller has it already."""
+    if before is None:
+        before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
     dag = loop_dag(loop, target)
@@ -88,9 +92,10 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
 
 
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
-                     accept: AcceptFunction | None = None, exact: Limits | None = None) -> PipelineResult:
+                     accept: AcceptFunction | None = None, exact: Limits | None = None,
+                     before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
     """Pipeline every loop of *program* that can be; see the module docstring (and
-    :func:`pipeline_loop` for *exact*)."""
+    :func:`pipeline_loop` for *exact* and *before*, here per (function, block label))."""
     tgt = load_target(target)  # a public entry point: a model's name works too
     check_opcodes(program, tgt)
     results: list[LoopResult] = []
@@ -98,7 +103,7 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
     for func in program.functions:
         new_blocks: dict[str, list[Block]] = {}
         for loop in find_loops(func):
-            res = pipeline_loop(loop, tgt, algorithm, accept, exact)
+            res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
             results.append(res)
             if res.blocks is not None:
                 new_blocks[loop.block.label] = res.blocks
