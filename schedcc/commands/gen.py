@@ -17,10 +17,19 @@ pipeline send/recv between stages in the order of --schedule, data-parallel
 gradient all-reduce (or reduce-scatter + all-gather with --zero) and Adam.
 One function per pipeline stage; see docs/training.md.
 
+With --tp-comm-overlap K|auto the tensor- and expert-parallel collectives and
+the GEMMs around them are cut into K chunks that overlap (auto: K per layer
+and whether to pair microbatches, chosen by scheduling the candidates on
+--target under --policy); see docs/training.md.
+
 examples:
   schedcc gen transformer --layers 24 --hidden 4096 --seq 2048 --micro-batch 1 \\
       --microbatches 16 --dp 8 --tp 4 --pp 4 -o step.ir
-  schedcc step.ir --target h100-128x --policy priority"""
+  schedcc step.ir --target h100-128x --policy priority
+  schedcc gen transformer --layers 24 --hidden 4096 --microbatches 16 --dp 8 --tp 4 --pp 4 \\
+      --tp-comm-overlap auto -o overlapped.ir
+  schedcc gen transformer --layers 8 --hidden 4096 --microbatches 8 --dp 8 --experts 8 --top-k 2 --ep 8 \\
+      --tp-comm-overlap 4 -o moe.ir"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,28 +48,76 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sharded data parallel: reduce-scatter gradients, all-gather parameters")
     parser.add_argument("--schedule", default="1f1b", choices=("gpipe", "1f1b", "zb-h1", "zb-h2"),
                         help="the pipeline order of each stage's program (default 1f1b)")
+    parser.add_argument("--sequence-parallel", action="store_true",
+                        help="Megatron's sequence parallelism: all-gather before and reduce-scatter after "
+                             "the tensor-parallel GEMMs, norms on 1/tp of the tokens")
+    parser.add_argument("--experts", type=int, default=0, help="mixture-of-experts layers with this many experts")
+    parser.add_argument("--top-k", type=int, default=2, help="experts per token (default 2)")
+    parser.add_argument("--ep", type=int, default=1, help="expert-parallel degree (divides --dp and --experts)")
+    grp = parser.add_argument_group("hiding tensor- and expert-parallel communication (docs/training.md)")
+    grp.add_argument("--tp-comm-overlap", metavar="K|auto",
+                     help="cut each tp/ep collective and the GEMMs around it into K overlapping chunks; "
+                          "auto: choose K per layer and the microbatch pairing by scheduling on --target")
+    grp.add_argument("--fb-overlap", choices=("off", "bf", "bf+bb", "bf+fill", "auto"), default=None,
+                     help="pair a backward with the next forward of another microbatch (DualPipe-style); "
+                          "default: auto with --tp-comm-overlap auto, else off")
+    grp.add_argument("--target", metavar="CLUSTER",
+                     help="cluster model the choice is priced on (default: h100-8x or h100-128x, by size)")
+    grp.add_argument("--policy", default="priority", help="policy the candidates are scheduled under (default priority)")
+    grp.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
+                     help="override a cluster number for the choice, e.g. --set contention=0.2")
+    grp.add_argument("--iterations", type=int, default=3, help="steps simulated per candidate (default 3)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the IR to OUT (default: standard output)")
+
+
+def overlap_mode(text: str | None, fb: str | None) -> tuple[int | str | None, str]:
+    """(chunks, pairing) from --tp-comm-overlap and --fb-overlap, checked."""
+    from schedcc.errors import SchedccError
+    if text is None:
+        if fb not in (None, "off"):
+            raise SchedccError("--fb-overlap needs --tp-comm-overlap (use --tp-comm-overlap 1 to pair only)")
+        return None, "off"
+    if text == "auto":
+        return "auto", fb or "auto"
+    if not text.isdigit() or int(text) < 1:
+        raise SchedccError(f"--tp-comm-overlap: expected a number of chunks (1, 2, 4, ...) or 'auto', got '{text}'")
+    return int(text), fb or "off"
 
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.training.generator import TransformerConfig, generate_program
     if args.output:
         check_output(args.output)
+    chunks, pairing = overlap_mode(args.tp_comm_overlap, args.fb_overlap)
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
-                            heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule)
+                            heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule,
+                            sequence_parallel=args.sequence_parallel, experts=args.experts, top_k=args.top_k,
+                            ep=args.ep)
     program = generate_program(cfg)
     # The smallest shipped cluster with a device for every rank (one node holds 8).
-    cluster = "h100-8x" if cfg.dp * cfg.tp * cfg.pp <= 8 else "h100-128x"
+    cluster = args.target or ("h100-8x" if cfg.dp * cfg.tp * cfg.pp <= 8 else "h100-128x")
+    moe = f" experts={cfg.experts} top_k={cfg.top_k} ep={cfg.ep}" if cfg.experts else ""
     head = (f"# transformer: layers={cfg.layers} hidden={cfg.hidden} seq={cfg.seq} micro_batch={cfg.micro_batch} "
             f"microbatches={cfg.microbatches} dp={cfg.dp} tp={cfg.tp} pp={cfg.pp} zero={cfg.zero} "
-            f"schedule={cfg.schedule}\n# generated by: schedcc gen transformer; schedule it with "
-            f"'schedcc FILE --target {cluster}'\n")
+            f"schedule={cfg.schedule}" + (" sequence_parallel=True" if cfg.sequence_parallel else "") + moe +
+            f"\n# generated by: schedcc gen transformer; schedule it with 'schedcc FILE --target {cluster}'\n")
+    report = ""
+    if chunks is not None:
+        from schedcc.commands.train import cluster_model_named
+        from schedcc.emit.training import format_overlap
+        from schedcc.training.overlap_plan import decompose
+        target = cluster_model_named(cluster, args.set_values)
+        ov = decompose(program, target, chunks, pairing, args.policy, args.iterations)
+        program = ov.program
+        head += "".join(f"# {line}\n" for line in format_overlap(ov).splitlines()[:2])
+        report = format_overlap(ov)
     text = head + print_program(program)
     if args.output and args.output != STDOUT:
         write_output(args.output, text)
         n = sum(len(b.instrs) - 1 for _, b in program.blocks())
-        sys.stderr.write(f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)\n")
+        sys.stderr.write(report + f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)\n")
     else:
+        sys.stderr.write(report)
         sys.stdout.write(text)
     return 0

@@ -93,9 +93,14 @@ def step_options(args: argparse.Namespace, policy: str | None = None):
 
 def cluster_model(args: argparse.Namespace):
     """The cluster model of ``--target``, with ``--set`` applied: loaded once per run."""
+    return cluster_model_named(args.target, args.set_values)
+
+
+def cluster_model_named(name: str, set_values: list[str] | None):
+    """The cluster model *name* with ``--set`` items applied (a clear error for another model)."""
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    target = apply_overrides(load_target(name), parse_overrides(set_values))
     cluster_of(target)  # a clear error when it is not a cluster model
     return target
 
