@@ -54,13 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experts", type=int, default=0, help="mixture-of-experts layers with this many experts")
     parser.add_argument("--top-k", type=int, default=2, help="experts per token (default 2)")
     parser.add_argument("--ep", type=int, default=1, help="expert-parallel degree (divides --dp and --experts)")
-    grp = parser.add_argument_group("hiding tensor- and expert-parallel communication (docs/training.md)")
-    grp.add_argument("--tp-comm-overlap", metavar="K|auto",
-                     help="cut each tp/ep collective and the GEMMs around it into K overlapping chunks; "
-                          "auto: choose K per layer and the microbatch pairing by scheduling on --target")
-    grp.add_argument("--fb-overlap", choices=("off", "bf", "bf+bb", "bf+fill", "auto"), default=None,
-                     help="pair a backward with the next forward of another microbatch (DualPipe-style); "
-                          "default: auto with --tp-comm-overlap auto, else off")
+    from schedcc.commands import overlap_opts
+    grp = overlap_opts.add_arguments(parser, "hiding tensor- and expert-parallel communication (docs/training.md)")
     grp.add_argument("--target", metavar="CLUSTER",
                      help="cluster model the choice is priced on (default: h100-8x or h100-128x, by size)")
     grp.add_argument("--policy", default="priority", help="policy the candidates are scheduled under (default priority)")
@@ -70,25 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="OUT", help="write the IR to OUT (default: standard output)")
 
 
-def overlap_mode(text: str | None, fb: str | None) -> tuple[int | str | None, str]:
-    """(chunks, pairing) from --tp-comm-overlap and --fb-overlap, checked."""
-    from schedcc.errors import SchedccError
-    if text is None:
-        if fb not in (None, "off"):
-            raise SchedccError("--fb-overlap needs --tp-comm-overlap (use --tp-comm-overlap 1 to pair only)")
-        return None, "off"
-    if text == "auto":
-        return "auto", fb or "auto"
-    if not text.isdigit() or int(text) < 1:
-        raise SchedccError(f"--tp-comm-overlap: expected a number of chunks (1, 2, 4, ...) or 'auto', got '{text}'")
-    return int(text), fb or "off"
-
-
 def run(args: argparse.Namespace) -> int:
     from schedcc.training.generator import TransformerConfig, generate_program
     if args.output:
         check_output(args.output)
-    chunks, pairing = overlap_mode(args.tp_comm_overlap, args.fb_overlap)
+    from schedcc.commands import overlap_opts
+    chunks, _ = overlap_opts.mode(args)
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
                             heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule,
@@ -106,9 +88,11 @@ def run(args: argparse.Namespace) -> int:
     if chunks is not None:
         from schedcc.commands.train import cluster_model_named
         from schedcc.emit.training import format_overlap
-        from schedcc.training.overlap_plan import decompose
-        target = cluster_model_named(cluster, args.set_values)
-        ov = decompose(program, target, chunks, pairing, args.policy, args.iterations)
+        if args.iterations < 1:
+            from schedcc.errors import SchedccError
+            raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
+        ov = overlap_opts.decompose(args, program, cluster_model_named(cluster, args.set_values), args.policy,
+                                    args.iterations)
         program = ov.program
         head += "".join(f"# {line}\n" for line in format_overlap(ov).splitlines()[:2])
         report = format_overlap(ov)

@@ -61,19 +61,23 @@ def _exact_lines(result) -> list[str]:
     return [f"  {line}", f"    (the makespan of all {result.iterations} simulated steps)"]
 
 
-def format_compare(results, name: str) -> str:
-    base = next((r for r in results if r.policy == "fifo"), results[0])
+def format_compare(results, name: str, labels: list[str] | None = None) -> str:
+    """The policy table; *labels* name the rows (default: the policies)."""
+    labels = labels or [r.policy for r in results]
+    label = dict(zip(map(id, results), labels))
+    base = next((r for r, lab in zip(results, labels) if lab == "fifo"), results[0])
+    w = max(14, *map(len, labels))
     head = (f"{name} on {results[0].target}: {results[0].operators} operators, {len(results[0].ranks)} rank(s)\n"
-            f"  {'policy':<14} {'step (ms)':>10} {'speedup':>8} {'compute':>9} {'comm':>9} {'exposed':>9} "
+            f"  {'policy':<{w}} {'step (ms)':>10} {'speedup':>8} {'compute':>9} {'comm':>9} {'exposed':>9} "
             f"{'exposed%':>8} {'overlap':>7} {'bubble':>7} {'peak act GiB':>12}\n")
     rows = []
     for r in results:
         peak = max(r.peak_activation_bytes.values(), default=0) / 2**30
-        rows.append(f"  {r.policy:<14} {r.step_time_us / 1000:>10,.3f} {base.step_time_us / r.step_time_us:>7.3f}x "
+        rows.append(f"  {label[id(r)]:<{w}} {r.step_time_us / 1000:>10,.3f} {base.step_time_us / r.step_time_us:>7.3f}x "
                     f"{r.compute_us / 1000:>9,.3f} {r.comm_us / 1000:>9,.3f} {r.exposed_comm_us / 1000:>9,.3f} "
                     f"{r.exposed_fraction:>8.1%} {r.overlap_ratio:>7.3f} {r.bubble:>7.1%} {peak:>12.2f}")
-    note = f"  speedup is over {base.policy}; times in ms; one steady-state step (docs/training.md)"
-    return head + "\n".join(rows) + "\n" + note + "\n" + format_groups(results)
+    note = f"  speedup is over {label[id(base)]}; times in ms; one steady-state step (docs/training.md)"
+    return head + "\n".join(rows) + "\n" + note + "\n" + format_groups(results, lambda r: label[id(r)])
 
 
 def format_groups(results, label=lambda r: r.policy) -> str:
@@ -118,6 +122,17 @@ def format_pipeline(data: dict, act_bytes: float | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_before_after(before, after) -> str:
+    """The step as given against the transformed one: totals and exposed communication per group."""
+    peak = [max(r.peak_activation_bytes.values(), default=0.0) / 2**30 for r in (before, after)]
+    head = (f"  overlap: step {before.step_time_us / 1000:,.3f} -> {after.step_time_us / 1000:,.3f} ms "
+            f"({after.step_time_us / before.step_time_us - 1:+.1%}), exposed communication "
+            f"{before.exposed_comm_us / 1000:,.3f} -> {after.exposed_comm_us / 1000:,.3f} ms, "
+            f"peak activations {peak[0]:.2f} -> {peak[1]:.2f} GiB\n")
+    labels = {id(before): "as given", id(after): "transformed"}
+    return head + format_groups([before, after], label=lambda r: labels[id(r)])
+
+
 def format_overlap(ov) -> str:
     """What :func:`~schedcc.training.overlap_plan.decompose` chose: two summary lines, the site
     classes with the K chosen (and each K's time for the site alone), the whole-step candidates."""
@@ -133,7 +148,7 @@ def format_overlap(ov) -> str:
                      f"{base.exposed_comm_us / 1000:,.3f} -> {best.exposed_comm_us / 1000:,.3f} ms "
                      f"({best.exposed_comm_us / base.exposed_comm_us if base.exposed_comm_us else 0:.0%} of before)")
     else:
-        lines.append("(nothing scheduled: the transformation asked for was applied as is)")
+        lines.append("the transformation asked for, applied as is (no candidates to choose between)")
     if ov.classes:
         width = max(len(c.kinds) for c in ov.classes)
         head = f"  {'site (operators on the primary path)':<{width}}  sites  layers    K"

@@ -278,7 +278,7 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
                     reduce_gradient(l, name, count)
             if moe:
                 moe.weight(l, sfx, grads, (lambda name, count, l=l: reduce_gradient(l, name, count, expert_kw))
-                           if final else None)
+                           if final and expert_kw else None)
 
     def reduce_gradient(l, name: str, count: float, kw: dict | None = None) -> None:
         layer = cfg.layers if l == "out" else l
@@ -289,7 +289,7 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
         grads[(l, name)] = em.op(op, f"{'rs' if cfg.zero else 'ar'}.{name}.l{l}", grads[(l, name)],
                                  bytes=count * e, layer=layer, **kw)
 
-    expert_kw = (moe.expert_dp() or {}) if moe else {}
+    expert_kw = moe.expert_dp() if moe else None
     logits_in: dict[int, str] = {}
 
     for a in order:

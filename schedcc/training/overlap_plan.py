@@ -17,8 +17,11 @@ what was chosen and why. The choice:
 
 With ``"auto"`` in either, the whole step is scheduled under the policy for
 every candidate (the step as given, the chunks alone, the chunks with each
-pairing) and the fastest is kept; every candidate is reported. Everything is
-priced by the cost model, so ``--set contention=...`` changes the choice.
+pairing) and the fastest is kept among those whose peak activation memory
+stays within ``memory_limit`` (default: the step as given's, so pairing that
+costs memory is kept only when allowed); every candidate is reported.
+Everything is priced by the cost model, so ``--set contention=...`` changes
+the choice.
 
 Example::
 
@@ -128,9 +131,13 @@ def _graph(step, target: Target, groups, overrides) -> TrainingGraph:
 
 def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: str = "off",
               policy: str = "priority", iterations: int = 3, candidates=CANDIDATES, groups=None,
-              overrides=None, overlap_groups=OVERLAP_GROUPS, **policy_options) -> Overlap:
+              overrides=None, overlap_groups=OVERLAP_GROUPS, memory_limit: float | None = None,
+              **policy_options) -> Overlap:
     """Apply (and with ``"auto"`` choose) the transformations; see the module docstring.
-    *step* is a :class:`~schedcc.ir.Program` or a training graph; nothing is changed in place."""
+    *step* is a :class:`~schedcc.ir.Program` or a training graph; nothing is changed in place.
+    With a choice to make, a candidate whose peak activation memory (bytes, worst rank)
+    exceeds *memory_limit* is not kept (default: the step as given's peak, so ``auto``
+    never buys speed with memory unless allowed)."""
     if pairing not in PAIRINGS and pairing != "auto":
         raise SchedccError(f"unknown pairing '{pairing}'", notes=["choose " + ", ".join([*PAIRINGS, "auto"])])
     if chunks != "auto" and (not isinstance(chunks, int) or isinstance(chunks, bool) or chunks < 1):
@@ -172,7 +179,11 @@ def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: s
                  for t, ch, p, _, r in scored if r is not None]
         if not scored:
             raise SchedccError("no candidate of the overlap transformation can run", notes=[e for _, e in failed])
-        best = min(scored, key=lambda x: x[4].step_time_us) if cands else scored[-1]
+        best = scored[-1]
+        if cands:
+            limit = memory_limit if memory_limit is not None else _peak(scored[0][4])
+            fits = [x for x in scored if _peak(x[4]) <= limit * (1 + 1e-9)] or scored[:1]
+            best = min(fits, key=lambda x: x[4].step_time_us)
         text, ch, pair, graph, _ = best
         if ch == "1":
             per_site = {s.index: 1 for s in sites}
@@ -180,6 +191,10 @@ def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: s
                 c.chunks = 1
         return Overlap(graph.program, graph, str(chunks), pair, sites, per_site, classes, cands, text,
                        tg.target.name, policy, failed)
+
+
+def _peak(result) -> float:
+    return max(result.peak_activation_bytes.values(), default=0.0)
 
 
 def _choose_chunks(tg: TrainingGraph, sites: list[Site], chunks, candidates) -> tuple[list[SiteClass], dict]:

@@ -32,7 +32,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from schedcc.training.costs import TICKS_PER_US
 from schedcc.training.policies import DATA_EDGES
@@ -154,13 +154,15 @@ class StepResult:
         out.sort(key=lambda o: (o.start_us, o.rank, o.stream))
         return out
 
-    def to_json(self) -> dict:
-        data = {k: v for k, v in asdict(self).items() if k not in ("run", "ranks", "peak_activation_bytes")
-                and (k != "note" or v)}
+    def to_json(self, summary: bool = False) -> dict:
+        """The numbers as JSON (docs/json.md); *summary* leaves out the per-rank rows."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("run", "ranks", "peak_activation_bytes") and (f.name != "note" or self.note)}
         data["window_us"] = list(self.window_us)
         data["exposed_fraction"] = self.exposed_fraction
         data["peak_activation_bytes"] = {str(k): v for k, v in self.peak_activation_bytes.items()}
-        data["ranks"] = [asdict(s) for s in self.ranks]
+        if not summary:
+            data["ranks"] = [asdict(s) for s in self.ranks]
         if self.exact is not None:  # makespans of all the simulated iterations, in microseconds
             data["exact"] = exact_json_us(self.exact)
         return data
