@@ -106,6 +106,33 @@ entry:
     assert parse(text, "out.ir").functions == out.functions  # prints and parses back
 
 
+def test_a_send_after_the_collective_leaves_in_chunks_and_its_recv_arrives_in_chunks():
+    prog = parse("""
+func rank0() {
+entry:
+  f = matmul a, w {flops = 1e12, m = 2048, n = 4096, k = 4096}
+  r = allreduce f {bytes = 16MiB, group = tp, ranks = 4}
+  s = send r {bytes = 16MiB, group = pp, ranks = 2, stride = 8}
+  ret
+}
+func rank1() {
+entry:
+  x = recv s {group = pp, ranks = 2, stride = 8}
+  y = layernorm x {bytes = 32MiB}
+  ret
+}
+""")
+    tg = build_training_graph(prog, load_target("h100-128x"))
+    (site,) = find_sites(tg)
+    assert site.ops == ("f", "r", "s")
+    text = print_program(chunk_sites(tg, 2))
+    assert "x.c1 = recv s.c1" in text and "y = layernorm x.c0, x.c1" in text
+    one = training.schedule(prog, "h100-128x", policy="fifo", iterations=1)
+    two = training.schedule(parse(text), "h100-128x", policy="fifo", iterations=1)
+    check_run(two.run)
+    assert two.step_time_us < one.step_time_us  # the first half crosses while the second is reduced
+
+
 def test_a_redefined_value_is_not_chunked():
     prog = parse("p = matmul a, w {flops = 1e12}\nr = allreduce p {bytes = 4MiB, group = tp, ranks = 2}\n"
                  "p = matmul r, w {flops = 1e12}\n")

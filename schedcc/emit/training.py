@@ -146,7 +146,7 @@ def format_overlap(ov) -> str:
         lines.append(f"step {base.step_time_us / 1000:,.3f} ms -> {best.step_time_us / 1000:,.3f} ms "
                      f"({best.step_time_us / base.step_time_us - 1:+.1%}), exposed communication "
                      f"{base.exposed_comm_us / 1000:,.3f} -> {best.exposed_comm_us / 1000:,.3f} ms "
-                     f"({best.exposed_comm_us / base.exposed_comm_us if base.exposed_comm_us else 0:.0%} of before)")
+                     f"({best.exposed_comm_us / base.exposed_comm_us if base.exposed_comm_us else 0:.1%} of before)")
     else:
         lines.append("the transformation asked for, applied as is (no candidates to choose between)")
     if ov.classes:

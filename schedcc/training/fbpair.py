@@ -13,11 +13,18 @@ included).
 
 The two runs of a pair are list-scheduled together, alone, with the cost
 model (both runs' inputs taken as there: DualPipe's rule that a pair starts
-when both halves can), and the pair's operators are reissued in that
-order; sends leave as soon as their value is computed. An in-order compute
-stream then alternates between the two microbatches. What it costs: the
-forward allocates its activations while the backward still holds its own,
-so a rank's peak activation memory can grow (the reports show it).
+when both halves can; receives first), the first run's operators before the
+second's whenever both are ready (in ``BF`` the backward, whose gradient the
+stages downstream wait for, is not delayed but by a forward operator started
+in its gap), and the pair's operators are reissued in that order; sends
+leave as soon as their value is computed. An in-order compute stream then
+fills one microbatch's communication gaps with the other's compute. With
+``fill`` the weight gradients (``*_w``, the zero-bubble schedules' W) go
+last, filling the gaps instead. What it costs: the forward allocates its
+activations while the backward still holds its own, so a rank's peak
+activation memory can grow (the reports show it); and receives posted
+before sends can deadlock against a neighbour stage's order (the simulator
+reports the cycle).
 
 Example::
 
@@ -86,26 +93,17 @@ def find_pairs(tg: TrainingGraph, kinds: Iterable[str] = ("BF",)) -> list[Pair]:
     nodes = tg.graph.nodes
     back = backward_nodes(tg)
     pairs: list[Pair] = []
-    for blocks in _program_nodes(tg):
-        for ids in blocks:
-            runs: list[tuple[int | None, list[int]]] = []
-            for n in ids:
-                mb = _mb(nodes[n]["instr"])
-                # a new run with another microbatch, or where a microbatch's backward begins
-                if runs and runs[-1][0] == mb and (n not in back or runs[-1][1][-1] in back):
-                    runs[-1][1].append(n)
-                else:
-                    runs.append((mb, [n]))
-            i = 0
-            while i + 1 < len(runs):
-                (am, a), (bm, b) = runs[i], runs[i + 1]
-                kind = ("B" if a[0] in back else "F") + ("B" if b[0] in back else "F")
-                if (am is not None and bm is not None and am != bm and kind in kinds
-                        and len({nodes[x]["rank"] for x in a + b}) == 1):
-                    pairs.append(Pair(len(pairs), nodes[a[0]]["rank"], kind, am, bm, tuple(a), tuple(b)))
-                    i += 2
-                else:
-                    i += 1
+    for runs in program_runs(tg, back):
+        i = 0
+        while i + 1 < len(runs):
+            (am, a), (bm, b) = runs[i], runs[i + 1]
+            kind = ("B" if a[0] in back else "F") + ("B" if b[0] in back else "F")
+            if (am is not None and bm is not None and am != bm and kind in kinds
+                    and len({nodes[x]["rank"] for x in a + b}) == 1):
+                pairs.append(Pair(len(pairs), nodes[a[0]]["rank"], kind, am, bm, tuple(a), tuple(b)))
+                i += 2
+            else:
+                i += 1
     return pairs
 
 
@@ -120,6 +118,39 @@ def weight_gradient_nodes(tg: TrainingGraph) -> set[int]:
         if nodes[n]["opcode"].endswith("_w") or (preds and all(u in out for u in preds)
                                                   and nodes[n].get("update") is None):
             out.add(n)
+    return out
+
+
+def program_runs(tg: TrainingGraph, back: set[int] | None = None) -> list[list[tuple[int | None, list[int]]]]:
+    """Per block, its runs in program order: (microbatch or None, nodes). A run ends where
+    the microbatch changes or where its backward begins."""
+    nodes = tg.graph.nodes
+    back = backward_nodes(tg) if back is None else back
+    out = []
+    for blocks in _program_nodes(tg):
+        for ids in blocks:
+            runs: list[tuple[int | None, list[int]]] = []
+            for n in ids:
+                mb = _mb(nodes[n]["instr"])
+                if runs and runs[-1][0] == mb and (n not in back or runs[-1][1][-1] in back):
+                    runs[-1][1].append(n)
+                else:
+                    runs.append((mb, [n]))
+            out.append(runs)
+    return out
+
+
+def run_of(tg: TrainingGraph) -> dict[int, int]:
+    """Each operator's run (numbered in program order; :func:`program_runs`); empty for a
+    graph without its program."""
+    out: dict[int, int] = {}
+    if tg.program is None:
+        return out
+    k = 0
+    for runs in program_runs(tg):
+        for _, ids in runs:
+            out.update((n, k) for n in ids)
+            k += 1
     return out
 
 

@@ -228,6 +228,9 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
                 d_in = tp_gather("dyg" + sfx, d, l)
                 dge = em.op("matmul_bwd", "dgelu" + sfx, d_in, w, **_mm(b * s, ffn / t, h), layer=l)
                 df1 = em.op("gelu_bwd", "dfc1" + sfx, dge, "fc1" + sfx, bytes=6 * b * s * ffn * e / t, layer=l)
+                # with sequence parallelism the weight gradient's input is gathered again, issued
+                # before the input gradient's GEMM so that it runs under it (Korthikanti et al.)
+                regather["n2" + sfx] = tp_gather("n2w" + sfx, "n2" + sfx, l)
                 dn2 = em.op("matmul_bwd", "dn2" + sfx, df1, w, **_mm(b * s, h, ffn / t), layer=l)
                 dn2 = tp_allreduce("dn2r" + sfx, dn2, l)
             dpr = em.op("layernorm_bwd", "dproj" + sfx, dn2, "n2" + sfx, d, bytes=4 * act_bytes / q, layer=l)
@@ -235,6 +238,7 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
             dat = em.op("matmul_bwd", "dattn" + sfx, dprg, w, **_mm(b * s, h / t, h), layer=l)
             dq = em.op("attention_bwd", "dqkv" + sfx, dat, "qkv" + sfx, "attn" + sfx,
                        flops=8 * b * s * s * h / t, bytes=6 * act_bytes / t, layer=l)
+            regather["n1" + sfx] = tp_gather("n1w" + sfx, "n1" + sfx, l)
             dn1 = em.op("matmul_bwd", "dn1" + sfx, dq, w, **_mm(b * s, h, 3 * h / t), layer=l)
             dn1 = tp_allreduce("dn1r" + sfx, dn1, l)
             d = em.op("layernorm_bwd", "dx" + sfx, dn1, "n1" + sfx, dpr, bytes=4 * act_bytes / q, layer=l)
@@ -247,6 +251,7 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
             em.op("send", f"sendb.s{stage}.m{mb}", d, bytes=act_bytes / q, **pp_kw)
 
     grads_in: dict[tuple[int, int], tuple] = {}
+    regather: dict[str, str] = {}  # a norm's output -> what its weight gradient reads
 
     def backward_weight(mb: int) -> None:
         final = mb == cfg.microbatches - 1
@@ -260,17 +265,15 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
         for l in reversed(layers):
             sfx = f".l{l}.m{mb}"
             d_in, df1, dpr, dq = grads_in[(l, mb)]
-            # one weight gradient per matrix, accumulated over microbatches: (name, inputs, FLOPs, parameters);
-            # with sequence parallelism the normalised inputs are gathered again (Korthikanti et al., 2022)
+            # one weight gradient per matrix, accumulated over microbatches: (name, inputs, FLOPs, parameters)
             mats = [("proj", (dpr, "attn" + sfx), 2 * b * s * h * h / t, h * h / t),
-                    ("qkv", (dq, lambda: tp_gather("n1w" + sfx, "n1" + sfx, l)), 6 * b * s * h * h / t,
+                    ("qkv", (dq, regather["n1" + sfx]), 6 * b * s * h * h / t,
                      3 * h * h / t + 2 * h)]
             if not moe:
                 mats[:0] = [("fc2", (d_in, "gelu" + sfx), 2 * b * s * h * ffn / t, h * ffn / t),
-                            ("fc1", (df1, lambda: tp_gather("n2w" + sfx, "n2" + sfx, l)), 2 * b * s * h * ffn / t,
+                            ("fc1", (df1, regather["n2" + sfx]), 2 * b * s * h * ffn / t,
                              h * ffn / t + 2 * h)]
             for name, ins, flops, count in mats:
-                ins = tuple(x() if callable(x) else x for x in ins)
                 prev = grads.get((l, name))
                 grads[(l, name)] = em.op("matmul_w", f"g{name}" + sfx, *ins, *((prev,) if prev else ()),
                                          flops=flops, layer=l)

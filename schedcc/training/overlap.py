@@ -24,9 +24,12 @@ stream (``fifo``, ``priority``) runs them as a software pipeline. The result
 is a new :class:`~schedcc.ir.Program`; nothing is changed in place.
 
 Row-wise operators are those in :data:`ROWWISE`; a site never crosses an
-optimizer update, a weight gradient, attention, a loss, a send/recv or a
-data-parallel collective, and only operators whose result name is defined
-once on its rank are chunked.
+optimizer update, a weight gradient, attention, a loss, a recv or a
+data-parallel collective; a send on the path belongs to it (it leaves in
+chunks, and its recv arrives in as many). A site stays inside one *run*:
+the operators of one microbatch's forward, or of its backward (the ``mb``
+attribute, :func:`~schedcc.training.fbpair.program_runs`). Only operators
+whose result name is defined once on their rank are chunked.
 
 Example::
 
@@ -48,14 +51,15 @@ Example::
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
 from schedcc.ir import Attr, Block, Function, Instr, Program, Reg
+from schedcc.training.fbpair import run_of
 from schedcc.training.graph import TrainingGraph
+from schedcc.training.reorder import merge_in_order
 
 CHUNKABLE = ("allreduce", "allgather", "reduce_scatter", "alltoall")
 OVERLAP_GROUPS = ("tp", "ep")
@@ -110,6 +114,8 @@ class _Index:
             if instr is not None and instr.dest is not None:
                 defs.setdefault((self.nodes[n]["rank"], instr.dest.name), []).append(n)
         self.defs = defs
+        self.recv_of = {u: v for u, v, e in g.edges(data=True) if e["kind"] == "P2P"}
+        run = run_of(tg)  # a site stays inside one microbatch's forward or backward
         self.primary: dict[int, int] = {}
         self.consumers: dict[int, list[int]] = {}
         for n, d in self.nodes.items():
@@ -119,7 +125,7 @@ class _Index:
                 continue
             src = defs.get((d["rank"], first.name))
             if (src and len(src) == 1 and self.nodes[src[0]]["order"] < d["order"]
-                    and self.block.get(src[0]) == self.block.get(n)):
+                    and self.block.get(src[0]) == self.block.get(n) and run.get(src[0]) == run.get(n)):
                 self.primary[n] = src[0]
                 self.consumers.setdefault(src[0], []).append(n)
 
@@ -132,6 +138,12 @@ class _Index:
         d = self.nodes[n]
         return (d["kind"] == "comm" and d["opcode"] in CHUNKABLE and str(d["group"]) in groups
                 and d["ranks"] > 1 and self.single_def(n))
+
+    def send(self, n: int) -> bool:
+        """A send whose transfer can leave in chunks (and its recv arrive in chunks)."""
+        d = self.nodes[n]
+        return d["opcode"] == "send" and self.single_def(n) and n in self.recv_of and \
+            self.single_def(self.recv_of[n])
 
     def rowwise(self, n: int) -> bool:
         d = self.nodes[n]
@@ -183,6 +195,9 @@ def _find_sites(tg: TrainingGraph, groups, bridge: bool) -> list[Site]:
         while todo:
             x = todo.pop()
             for v in ix.consumers.get(x, ()):
+                if ix.send(v):  # the value leaves the rank: its transfer leaves in chunks too
+                    join(c, v)
+                    continue
                 if not (ix.rowwise(v) or ix.collective(v, groups)):
                     continue
                 new = v not in parent
@@ -311,10 +326,17 @@ def _chunk_sites(tg, chunks, sites, order) -> Program:
         while any(f"{base}{sep}{i}" in taken for i in range(k)):
             sep = "_" + sep
         names[n] = [f"{base}{sep}{i}" for i in range(k)]
+    # a chunked send's recv arrives in as many chunks, on the receiving rank
+    recvs = {v: (u, chunked[u][1]) for u, v, e in tg.graph.edges(data=True) if e["kind"] == "P2P" and u in chunked}
+    for q, (n, k) in recvs.items():
+        names[q] = [f"{nodes[q]['instr'].dest.name}{names[n][0][len(nodes[n]['instr'].dest.name):-1]}{i}"
+                    for i in range(k)]
     # per rank: the name of a chunked operator's result -> its node
-    by_name = {(nodes[n]["rank"], nodes[n]["instr"].dest.name): n for n in chunked}
+    by_name = {(nodes[n]["rank"], nodes[n]["instr"].dest.name): n for n in [*chunked, *recvs]}
     order = order or site_order
-    replaced: dict[int, list[Instr]] = {}
+    # node -> what replaces it there, each piece with its place in program order (the node it
+    # comes from, and its chunk)
+    placed: dict[int, list[tuple[float, Instr]]] = {}
     memo: dict[tuple, list[int]] = {}  # identical sites (other layers, microbatches) share an order
     for s in sites:
         k = per_site[s.index]
@@ -325,8 +347,13 @@ def _chunk_sites(tg, chunks, sites, order) -> Program:
         ranked = memo.get(sig)
         if ranked is None:
             ranked = memo[sig] = order(tg, pieces)
-        replaced[s.index] = [pieces[j] for j in ranked]
-    return _rewrite(tg, sites, per_site, replaced, by_name, names)
+        width = len(s.nodes)
+        placed[s.nodes[0]] = [(s.nodes[j % width] + (j // width) / (k + 1), pieces[j]) for j in ranked]
+    for q, (n, k) in recvs.items():
+        fr = _fractions(chunked[n][0].rows, k)
+        placed[q] = [(q + i / (k + 1), _chunk_instr(nodes[q]["instr"], names[q][i], (Reg(names[n][i]),), fr[i], i, k))
+                     for i in range(k)]
+    return _rewrite(tg, placed, set(chunked) | set(recvs), by_name, names)
 
 
 def _pieces(nodes, s: Site, k: int, names: dict[int, list[str]], by_name: dict) -> list[Instr]:
@@ -360,35 +387,34 @@ def site_pieces(tg: TrainingGraph, site: Site, k: int) -> list[Instr]:
     return _pieces(nodes, site, k, names, by_name)
 
 
-def _rewrite(tg, sites, per_site, replaced, by_name, names) -> Program:
-    """The program with each chunked site's instructions in place of its operators and every
-    other reader of a chunked value reading all its chunks; each block keeps a valid order
-    (a topological merge: a site sits where its first operator was)."""
+def _rewrite(tg, placed: dict[int, list[tuple[float, Instr]]], inside: set[int], by_name, names) -> Program:
+    """The program with each chunked site's instructions in place of its first operator (and
+    a chunked recv's in place of it), its other operators gone, and every other reader of
+    a chunked value reading all its chunks; each block keeps a valid order (a topological
+    merge)."""
     nodes = tg.graph.nodes
-    first = {s.nodes[0]: s for s in sites if per_site[s.index] > 1}
-    inside = {n for s in sites if per_site[s.index] > 1 for n in s.nodes}
     funcs = []
     n = 0  # node ids follow program order, skipping terminators and nops (as the builder does)
     for func in tg.program.functions:
         blocks = []
         for block in func.blocks:
-            entries: list[tuple[float, Instr]] = []
+            entries: list[tuple[float, float, Instr]] = []  # (wished position, program order, instr)
             ends = []
             for instr in block.instrs:
                 if instr.is_terminator:
                     ends.append(instr)
                     continue
                 if instr.opcode == "nop":
-                    entries.append((len(entries), instr))
+                    entries.append((len(entries), n - 0.5, instr))
                     continue
-                if n in first:
-                    pieces = replaced[first[n].index]
+                if n in placed:
+                    pieces = placed[n]
                     pos = len(entries)
-                    entries += [(pos + j / len(pieces), piece) for j, piece in enumerate(pieces)]
+                    entries += [(pos + j / len(pieces), at, piece) for j, (at, piece) in enumerate(pieces)]
                 elif n not in inside:
-                    entries.append((len(entries), _expand(instr, nodes[n]["rank"], by_name, names)))
+                    entries.append((len(entries), n, _expand(instr, nodes[n]["rank"], by_name, names)))
                 n += 1
-            blocks.append(replace(block, instrs=tuple(_topological(entries) + ends)))
+            blocks.append(replace(block, instrs=tuple(merge_in_order(entries) + ends)))
         funcs.append(replace(func, blocks=tuple(blocks)))
     return Program(tuple(funcs), source=tg.program.source)
 
@@ -402,44 +428,6 @@ def _expand(instr: Instr, rank: int, by_name, names) -> Instr:
         src = by_name.get((rank, op.name)) if isinstance(op, Reg) else None
         ops.extend([op] if src is None else [Reg(x) for x in names[src]])
     return Instr(instr.opcode, instr.dest, tuple(ops), instr.attrs, instr.loc, instr.syntax, instr.opcode_loc)
-
-
-def _topological(entries: list[tuple[float, Instr]]) -> list[Instr]:
-    """The instructions by position, each after the definitions it reads and the earlier
-    readers of what it redefines (Kahn's algorithm with positions as priorities)."""
-    last_def: dict[str, int] = {}
-    readers: dict[str, list[int]] = {}
-    preds: list[set[int]] = [set() for _ in entries]
-    order = sorted(range(len(entries)), key=lambda j: entries[j][0])
-    for j in order:
-        instr = entries[j][1]
-        for r in instr.uses():
-            if r in last_def:
-                preds[j].add(last_def[r])
-            readers.setdefault(r, []).append(j)
-        for r in instr.defs():
-            if r in last_def:
-                preds[j].add(last_def[r])
-            preds[j].update(x for x in readers.get(r, ()) if x != j)
-            last_def[r] = j
-            readers[r] = []
-    succ: list[list[int]] = [[] for _ in entries]
-    count = [0] * len(entries)
-    for j, ps in enumerate(preds):
-        for p in ps:
-            succ[p].append(j)
-            count[j] += 1
-    heap = [(entries[j][0], j) for j in range(len(entries)) if count[j] == 0]
-    heapq.heapify(heap)
-    out = []
-    while heap:
-        _, j = heapq.heappop(heap)
-        out.append(entries[j][1])
-        for s in succ[j]:
-            count[s] -= 1
-            if count[s] == 0:
-                heapq.heappush(heap, (entries[s][0], s))
-    return out
 
 
 IGNORED = ("layer", "mb", "chunk")  # attributes that do not change an operator's cost
@@ -456,11 +444,21 @@ def _signature(pieces: list[Instr]) -> tuple:
 def site_order(tg: TrainingGraph, pieces: list[Instr]) -> list[int]:
     """The issue order of a chunked site's instructions: list-schedule them alone (inputs
     ready at time 0) on the cluster of *tg* with no program order, and sort by start."""
-    from schedcc.training.policies import Plan
-    from schedcc.training.graph import build_training_graph
-    from schedcc.training.simulate import run_plan
-    prog = Program((Function("site", (), (Block("entry", tuple(pieces)),)),), source="<site>")
-    local = build_training_graph(prog, tg.target, tg.groups)
-    plan = Plan("site", local.graph, lambda r, s: False, None, {})
-    run = run_plan(local, plan, iterations=1)
+    run = schedule_alone(tg, pieces)
     return sorted(range(len(pieces)), key=lambda j: (run.start[(0, j)], j))
+
+
+def schedule_alone(tg: TrainingGraph, pieces: list[Instr]):
+    """*pieces* list-scheduled on *tg*'s cluster with nothing else (inputs there at time 0,
+    no program order; a send's transfer to a peer rank that only receives). Piece j is
+    node ``(0, j)`` of the returned :class:`~schedcc.training.simulate.Run`."""
+    from schedcc.training.graph import build_training_graph
+    from schedcc.training.policies import Plan
+    from schedcc.training.simulate import run_plan
+    peer = tuple(Instr("recv", Reg(f"{p.dest.name}.peer"), (p.dest,), tuple(
+        a for a in p.attrs if a[0] in ("group", "ranks", "stride"))) for p in pieces if p.opcode == "send")
+    funcs = [Function("rank0", (), (Block("entry", tuple(pieces)),))]
+    if peer:
+        funcs.append(Function("rank1", (), (Block("entry", peer),)))
+    local = build_training_graph(Program(tuple(funcs), source="<site>"), tg.target, tg.groups)
+    return run_plan(local, Plan("site", local.graph, lambda r, s: False, None, {}), iterations=1)

@@ -40,12 +40,13 @@ from dataclasses import dataclass, field
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
-from schedcc.ir import Block, Function, Program
+from schedcc.ir import Program
 from schedcc.target import Target, load_target
 from schedcc.training.costs import TICKS_PER_US, apply_overrides
 from schedcc.training.fbpair import find_pairs, pair_microbatches
 from schedcc.training.graph import TrainingGraph, build_training_graph
-from schedcc.training.overlap import OVERLAP_GROUPS, Site, _signature, chunk_sites, find_sites, site_pieces
+from schedcc.training.overlap import (OVERLAP_GROUPS, Site, _signature, chunk_sites, find_sites, schedule_alone,
+                                      site_pieces)
 
 CANDIDATES = (1, 2, 4, 8)
 PAIRINGS = {"off": None, "bf": (("BF",), False), "bf+bb": (("BF", "BB"), False), "bf+fill": (("BF",), True)}
@@ -227,10 +228,5 @@ def _choose_chunks(tg: TrainingGraph, sites: list[Site], chunks, candidates) -> 
 def site_makespan(tg: TrainingGraph, site: Site, k: int) -> int:
     """Ticks from the first to the last operator of *site* cut in *k* chunks and list-scheduled
     alone on *tg*'s cluster (its inputs there at time 0)."""
-    from schedcc.training.policies import Plan
-    from schedcc.training.simulate import run_plan
-    pieces = site_pieces(tg, site, k)
-    prog = Program((Function("site", (), (Block("entry", tuple(pieces)),)),), source="<site>")
-    local = build_training_graph(prog, tg.target, tg.groups)
-    run = run_plan(local, Plan("site", local.graph, lambda r, s: False, None, {}), iterations=1)
+    run = schedule_alone(tg, site_pieces(tg, site, k))
     return max(run.end.values(), default=0)
