@@ -84,14 +84,11 @@ class Site:
     gemms: tuple[str, ...]            # its GEMMs
     rows: int | None                  # token rows of its GEMMs (``m``), when given
     nodes: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    kinds: tuple[str, ...] = field(default=(), repr=False, compare=False)  # opcodes, (group) of collectives
 
     def describe(self) -> str:
-        """``fc2 + allreduce(tp) + layernorm + matmul`` style summary, by opcode."""
+        """``matmul + allreduce(tp) + layernorm + matmul`` style summary, by opcode."""
         return " + ".join(self.kinds)
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        return getattr(self, "_kinds", ())
 
 
 class _Index:
@@ -235,11 +232,11 @@ def _find_sites(tg: TrainingGraph, groups, bridge: bool) -> list[Site]:
         rows = next((int(nodes[n]["instr"].attr("whole_m") or nodes[n]["instr"].attr("m"))
                      for n in gemms if nodes[n]["instr"].attr("m")), None)
         layers = [nodes[n]["layer"] for n in colls if nodes[n]["layer"] is not None]
+        kinds = tuple(nodes[n]["opcode"] + (f"({nodes[n]['group']})" if nodes[n]["kind"] == "comm" else "")
+                      for n in group)
         site = Site(len(sites), nodes[group[0]]["rank"], min(layers) if layers else None,
                     tuple(nodes[n]["name"] for n in group), tuple(nodes[n]["name"] for n in colls),
-                    tuple(nodes[n]["name"] for n in gemms), rows, tuple(group))
-        object.__setattr__(site, "_kinds", tuple(
-            nodes[n]["opcode"] + (f"({nodes[n]['group']})" if nodes[n]["kind"] == "comm" else "") for n in group))
+                    tuple(nodes[n]["name"] for n in gemms), rows, tuple(group), kinds)
         sites.append(site)
     return sites
 
