@@ -50,6 +50,8 @@ def block_json(res: BlockResult, records: bool = True) -> dict[str, Any]:
 
 
 def _block_summary(res: BlockResult) -> dict[str, Any]:
+    from schedcc.emit.text import barrier_notes
+    notes = barrier_notes(res)
     return {
         "makespan": res.makespan,
         "original_makespan": res.original_makespan,
@@ -58,6 +60,7 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
         "lower_bound_detail": {"critical_path": res.bound.critical_path, "resource": res.bound.resource,
                                "limited_by": res.bound.limited_by},
         "verified": res.verified,
+        **({"notes": notes} if notes else {}),
     }
 
 
