@@ -40,6 +40,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.frontends.llvm_check import check_function
+from schedcc.frontends.llvm_info import check_phis, function_info
 from schedcc.errors import SchedccError, attach_source
 from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from schedcc.resources import grammar_path
@@ -329,6 +330,8 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
         layout = Layout(named)
         functions: list[Function] = []
         pinned: dict[tuple[str, str], list[int]] = {}
+        infos = {}
+        spans = dict(_function_spans(text.splitlines()))
         for item in items:
             if not (isinstance(item, tuple) and item[0] == "define"):
                 continue
@@ -349,13 +352,18 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
                 pinned[(fname, label)] = pins
             param_regs = tuple(Reg(str(p[2])) for p in params if p[2] is not None)
             functions.append(Function(fname, param_regs, tuple(blocks), Loc(filename, name_tok.line, name_tok.column)))
-            check_function(functions[-1], [(str(li.result), fb.loc(li.result)) for li in body
-                                           if isinstance(li, LInstr) and li.result is not None])
+            defined = [(str(li.result), fb.loc(li.result)) for li in body
+                       if isinstance(li, LInstr) and li.result is not None]
+            check_function(functions[-1], defined)
+            info = function_info(body, params, name_tok.line, spans.get(name_tok.line - 1, 0))
+            check_phis(body, info, {v for v, _ in defined} | set(info.params), filename, fname)
+            infos[fname] = info
         program = Program(tuple(functions), filename)
         one_instruction_per_line(program)
     except SchedccError as err:
         raise attach_source(err, text) from None
-    return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned))
+    return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned),
+                  {"llvm": infos})
 
 
 # -- writing back ----------------------------------------------------------------------

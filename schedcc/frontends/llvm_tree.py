@@ -173,8 +173,8 @@ class ToValues(Transformer):
         return ("phi_in", c[0], c[1])
 
     def phi(self, c):
-        kw, _type, *items = _keyword_rule(c)
-        return self._instr("phi", kw, items)
+        kw, type_, *items = _keyword_rule(c)
+        return self._instr("phi", kw, items, type=type_)
 
     def fn_params(self, c):
         return ("fn_params",)

@@ -1,9 +1,13 @@
 """Software pipelining of a whole program: find the loops, modulo-schedule them,
 check the schedules, generate the pipelined code.
 
-:func:`pipeline_program` is what ``schedcc FILE --pipeline`` runs; it returns
-one :class:`LoopResult` per loop (pipelined or not, with the reason) and the
-transformed program, which parses again as IR.
+:func:`pipeline_source` is what ``schedcc FILE --pipeline`` runs, for a program
+in any of the three languages: schedcc IR (:func:`pipeline_program`), LLVM IR
+(:mod:`schedcc.swp.llvm_loops`, :mod:`schedcc.swp.llvm_codegen`) and LoongArch
+assembly (:mod:`schedcc.swp.asm_loops`, :mod:`schedcc.swp.asm_codegen`). It
+returns one :class:`LoopResult` per loop (pipelined or not, with the reason)
+and the transformed program as text in the input's language (``text``); for
+schedcc IR also as a :class:`~schedcc.ir.Program` (``transformed``).
 
 Example::
 
@@ -20,7 +24,8 @@ from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
 from schedcc.errors import SchedccError
-from schedcc.ir import Block, Program
+from schedcc.frontends.source import Source
+from schedcc.ir import Block, Program, print_program
 from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
@@ -43,6 +48,8 @@ class LoopResult:
     cycles_before: int = 0          # one iteration list-scheduled, without overlap
     blocks: list[Block] | None = None
     reason: str | None = None
+    code: list[tuple[str, list[str]]] | None = None   # the new code in the input's language: (label, lines)
+    registers_text: str = ""        # how the code generator kept values apart (when not the IR's expansion)
 
     @property
     def name(self) -> str:
@@ -58,12 +65,16 @@ class PipelineResult:
     program: Program
     target: Target
     loops: list[LoopResult]
-    transformed: Program
+    transformed: Program | None
+    text: str = ""                  # the pipelined program in the input's language
+    lang: str = "ir"
 
 
-def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
-                  accept: AcceptFunction | None = None) -> LoopResult:
-    """Modulo-schedule one loop, verify the schedule and generate its code."""
+def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+                  accept: AcceptFunction | None = None, fresh: bool = True) -> LoopResult:
+    """Modulo-schedule one loop and verify the schedule (no code yet). *fresh*: an
+    induction variable read only in addresses may use its freshest copy (the IR's and
+    the assembly's code generators correct the address; LLVM IR's keeps every value)."""
     before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
@@ -73,9 +84,19 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
         sched = solve(dag, ModuloStrategy(algorithm, options), bound=False).schedule
     except SchedccError as err:
         return LoopResult(loop, dag, cycles_before=before, reason=err.message)
-    pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()))
-    blocks = generate(loop, sched, pressure)
-    return LoopResult(loop, dag, sched, pressure, before, blocks)
+    pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()) if fresh
+                                 else frozenset())
+    return LoopResult(loop, dag, sched, pressure, before)
+
+
+def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+                  accept: AcceptFunction | None = None) -> LoopResult:
+    """Modulo-schedule one loop of schedcc IR, verify the schedule and generate its code."""
+    res = schedule_loop(loop, target, algorithm, accept)
+    if res.pipelined:
+        res.blocks = generate(res.loop, res.schedule, res.pressure)
+        res.code = [(b.label, [f"{b.label}:"] + ["  " + str(i) for i in b.instrs]) for b in res.blocks]
+    return res
 
 
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
@@ -96,4 +117,19 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
         for b in func.blocks:
             blocks.extend(new_blocks.get(b.label, [b]))
         functions.append(replace(func, blocks=tuple(blocks)))
-    return PipelineResult(program, tgt, results, replace(program, functions=tuple(functions)))
+    transformed = replace(program, functions=tuple(functions))
+    return PipelineResult(program, tgt, results, transformed, print_program(transformed))
+
+
+def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims",
+                    accept: AcceptFunction | None = None) -> PipelineResult:
+    """Pipeline every loop of a parsed program in its own language (``source.lang``):
+    ``text`` of the result is the pipelined program as schedcc IR, LLVM IR or assembly."""
+    tgt = load_target(target)
+    if source.lang == "ll":
+        from schedcc.swp.llvm_pipeline import pipeline_llvm
+        return pipeline_llvm(source, tgt, algorithm, accept)
+    if source.lang == "asm":
+        from schedcc.swp.asm_pipeline import pipeline_asm
+        return pipeline_asm(source, tgt, algorithm, accept)
+    return pipeline_program(source.program, tgt, algorithm, accept)
