@@ -9,7 +9,7 @@ domain    job                                             result
 ========  ==============================================  ===========================================
 cpu       :func:`schedcc.driver.blocks.schedule_program`  :class:`~schedcc.driver.blocks.ProgramResult`
           (and :func:`schedcc.swp.pipeliner.pipeline_     (and :class:`~schedcc.swp.pipeliner.
-          program` with ``pipeline``)                     PipelineResult`)
+          source` with ``pipeline``)                      PipelineResult`)
 ascend    :func:`schedcc.ascend.job.run_kernels`          :class:`~schedcc.ascend.job.AscendResult`
 cluster   :func:`schedcc.training.api.schedule`           :class:`~schedcc.training.result.StepResult`
 ========  ==============================================  ===========================================
@@ -92,8 +92,8 @@ def _run_cpu(job: Job) -> JobResult:
                               check=opts.verify)
     loops = None
     if opts.pipeline:
-        from schedcc.swp.pipeliner import pipeline_program
-        loops = pipeline_program(job.program, job.target, algorithm=opts.modulo)
+        from schedcc.swp.pipeliner import pipeline_source
+        loops = pipeline_source(job.source, job.target, algorithm=opts.modulo)
     return JobResult(job, "cpu", blocks=blocks, loops=loops)
 
 

@@ -129,7 +129,7 @@ def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims"
     if source.lang == "ll":
         from schedcc.swp.llvm_pipeline import pipeline_llvm
         return pipeline_llvm(source, tgt, algorithm, accept)
-    if source.lang == "asm":
-        from schedcc.swp.asm_pipeline import pipeline_asm
-        return pipeline_asm(source, tgt, algorithm, accept)
-    return pipeline_program(source.program, tgt, algorithm, accept)
+    result = pipeline_program(source.program, tgt, algorithm, accept)
+    if source.lang == "asm":  # assembly loops are reported, not yet transformed
+        result.text, result.lang, result.transformed = source.text, "asm", None
+    return result
