@@ -36,10 +36,6 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
     inputs = (args.file,)
     notes = []
     if args.output:  # the pipelined program in the input's language
-        if source.lang == "asm":
-            from schedcc.errors import SchedccError
-            raise SchedccError(f"-o with --pipeline does not write assembly yet ({args.file})",
-                               notes=["drop -o to see the report"])
         write_output(args.output, result.text, inputs)
     if args.emit_kernel:
         from schedcc.viz.kernel import write_kernel_picture

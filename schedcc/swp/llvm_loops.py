@@ -78,25 +78,28 @@ def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:
     lines = source.text.splitlines()
     for func in source.program.functions:
         info = source.extra["llvm"][func.name]
-        for block, header, size in back_edges(func):
+        for block, header, body in back_edges(func):
             if block is header:
                 out.append(analyse_llvm_loop(func, block, info, lines))
             else:
                 out.append(NotPipelined(func, header, f"the loop from '{block.label}' back to '{header.label}' "
-                                                      f"spans {size} blocks; only a loop whose body is one block "
-                                                      "is pipelined"))
+                                                      f"spans {len(body)} blocks; only a loop whose body is one "
+                                                      "block is pipelined"))
     return out
 
 
-def back_edges(func: Function) -> list[tuple[Block, Block, int]]:
-    """(latch, header, blocks in the loop) for every loop of *func*, one per header, in
-    text order: an edge to a block that dominates its source (clang places a loop's
-    exit block before the loop, so text order alone cannot tell). O(blocks^2)."""
+def back_edges(func: Function, falls=lambda block: block.terminator is None
+               ) -> list[tuple[Block, Block, list[Block]]]:
+    """(latch, header, the blocks of the loop) for every loop of *func*, one per header,
+    in text order: an edge to a block that dominates its source (clang places a loop's
+    exit block before the loop, so text order alone cannot tell). *falls(block)*: whether
+    control may fall through to the next block (in assembly a conditional branch does).
+    O(blocks^2)."""
     blocks = func.blocks
     index = {b.label: k for k, b in enumerate(blocks)}
     succ = [[index[t] for t in b.successors() if t in index] for b in blocks]
     for k, b in enumerate(blocks):
-        if b.terminator is None and k + 1 < len(blocks):
+        if falls(b) and k + 1 < len(blocks):
             succ[k].append(k + 1)
     pred: list[list[int]] = [[] for _ in blocks]
     for k, ts in enumerate(succ):
@@ -125,8 +128,8 @@ def back_edges(func: Function) -> list[tuple[Block, Block, int]]:
                         if p not in body:
                             body.add(p)
                             todo.append(p)
-                found[h] = (k, len(body))
-    return [(blocks[k], blocks[h], size) for h, (k, size) in sorted(found.items())]
+                found[h] = (k, sorted(body))
+    return [(blocks[k], blocks[h], [blocks[b] for b in body]) for h, (k, body) in sorted(found.items())]
 
 
 def _line(ins: Instr) -> str:

@@ -71,19 +71,25 @@ class PipelineResult:
 
 
 def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
-                  accept: AcceptFunction | None = None, fresh: bool = True) -> LoopResult:
+                  accept: AcceptFunction | None = None, fresh: bool = True, max_ii: int | None = None) -> LoopResult:
     """Modulo-schedule one loop and verify the schedule (no code yet). *fresh*: an
     induction variable read only in addresses may use its freshest copy (the IR's and
-    the assembly's code generators correct the address; LLVM IR's keeps every value)."""
+    the assembly's code generators correct the address; LLVM IR's keeps every value).
+    *accept* may reject a schedule (its code would need too many registers): the II
+    then grows, up to *max_ii*."""
     before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
     dag = loop_dag(loop, target)
     options = (("accept", accept),) if accept is not None else ()
+    if max_ii is not None:
+        options += (("max_ii", max_ii),)
     try:
         sched = solve(dag, ModuloStrategy(algorithm, options), bound=False).schedule
     except SchedccError as err:
-        return LoopResult(loop, dag, cycles_before=before, reason=err.message)
+        last = err.notes[-1] if err.notes and "rejected: " in err.notes[-1] else ""
+        reason = f"{err.message} ({last})" if last else err.message
+        return LoopResult(loop, dag, cycles_before=before, reason=reason)
     pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()) if fresh
                                  else frozenset())
     return LoopResult(loop, dag, sched, pressure, before)
@@ -129,7 +135,7 @@ def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims"
     if source.lang == "ll":
         from schedcc.swp.llvm_pipeline import pipeline_llvm
         return pipeline_llvm(source, tgt, algorithm, accept)
-    result = pipeline_program(source.program, tgt, algorithm, accept)
-    if source.lang == "asm":  # assembly loops are reported, not yet transformed
-        result.text, result.lang, result.transformed = source.text, "asm", None
-    return result
+    if source.lang == "asm":
+        from schedcc.swp.asm_pipeline import pipeline_asm
+        return pipeline_asm(source, tgt, algorithm, accept)
+    return pipeline_program(source.program, tgt, algorithm, accept)
