@@ -21,7 +21,8 @@ from schedcc.frontends import parse_source
 from schedcc.swp.asm_loops import find_asm_loops
 from schedcc.swp.pipeliner import pipeline_source
 
-KERNELS = ["saxpy", "dot", "stencil", "fir", "matvec_row", "horner", "prefix_sum", "div_reduce", "clamp"]
+KERNELS = ["saxpy", "dot", "stencil", "fir", "matvec_row", "horner", "prefix_sum", "div_reduce", "clamp",
+           "add_into"]
 
 
 def _pipeline(path, target):
@@ -41,7 +42,7 @@ def test_pipelined_kernels_compute_the_same(tmp_path, level, target, lang):
     done = {r.name.split("/")[0].lstrip("@") for r in result.loops if r.pipelined}
     assert set(KERNELS) <= done, [(r.name, r.reason) for r in result.loops if not r.pipelined]
     expected = run_program(program)
-    assert len(expected) == 25 * 8 * (6 * 28 + 3)   # n = 0..24: six arrays, three sums
+    assert len(expected) == 25 * 8 * (8 * 28 + 3)   # n = 0..24: eight arrays, three sums
     assert run_program(pipelined) == expected
     if lang == "s":
         # byte for byte outside the loops: every original line is still there, in order,
@@ -72,3 +73,25 @@ def test_the_pipelined_kernel_is_what_runs(tmp_path, lang):
     assert broken != text[start:]
     pipelined.write_text(text[:start] + broken)
     assert run_program(pipelined) != run_program(program)
+
+
+def test_run_time_checks_keep_overlapping_arrays_apart(tmp_path, monkeypatch):
+    """In assembly, add_into(n, x, x + 1) has its store one element after its load:
+    without the run-time check of the distance between the two base registers the
+    pipelined code would read x[i+1] before iteration i wrote it. With the check
+    the program runs the original loop there: the same output; without it, not."""
+    need(*TOOLS)
+    program = kernels_program(tmp_path, "-O2", "s")
+    expected = run_program(program)
+    result, pipelined = _pipeline(program, "la464")
+    assert any(r.name.startswith("add_into") and r.pipelined for r in result.loops)
+    assert run_program(pipelined) == expected
+    import schedcc.swp.asm_pipeline as asm_pipeline
+    real = asm_pipeline.generate_asm
+
+    def unchecked(text, x, *args):
+        x.checks = []   # the dependences stay dropped, the checks are gone
+        return real(text, x, *args)
+    monkeypatch.setattr(asm_pipeline, "generate_asm", unchecked)
+    _, broken = _pipeline(program, "la464")
+    assert run_program(broken) != expected

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedcc.swp.loops import instr_text
 from schedcc.swp.pipeliner import LoopResult, PipelineResult
 from schedcc.sched.modulo import ALGORITHMS
 
 
 def _instr(res: LoopResult, n) -> str:
-    return str(res.dag.ops[n].payload)
+    return instr_text(res.dag.ops[n].payload)
 
 
 def recurrence_text(res: LoopResult) -> str:

@@ -44,10 +44,12 @@ import re
 from dataclasses import dataclass
 
 from schedcc.frontends.loongarch_asm import LOADS, STORES
-from schedcc.ir import Affine, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
 from schedcc.sched.lifetimes import RegisterPressure
 from schedcc.sched.modulo import ModuloSchedule
 from schedcc.swp.asm_liveness import ALL, ORDER, free_registers, register_class
+
+CALLEE_SAVED_ORDER = tuple([f"$s{k}" for k in range(9)] + [f"$fs{k}" for k in range(8)])
 from schedcc.swp.asm_loops import INVERSE, AsmLoop
 from schedcc.swp.codegen import pipelined_passes
 from schedcc.swp.llvm_codegen import NotGenerated
@@ -75,6 +77,16 @@ def _imm(value: int, what: str) -> Const:
     if not -2048 <= value <= 2047:
         raise NotGenerated(f"{what} {value} does not fit in a 12-bit immediate")
     return Const(value)
+
+
+def _spill(kind: str, reg: str, offset: int) -> Instr:
+    """``st.d $s0, $sp, offset`` (kind ``st``) or ``ld.d`` (``ld``); ``fst.d``/``fld.d`` for FP."""
+    op = ("f" if register_class(reg) == "fpr" else "") + kind + ".d"
+    mem = Mem(None, Affine.of({"$sp": 1}, offset))
+    attrs = (("width", Attr(8)), ("spill", Attr(reg)))
+    if kind == "ld":
+        return Instr(op, Reg(reg), (mem,), attrs)
+    return Instr(op, None, (mem, Reg(reg)), attrs)
 
 
 def _addi(dst: str, src: str, value: int, what: str) -> Instr:
@@ -146,6 +158,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
         ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     # into the virtual registers
+    entry = len(ops)
     for r in x.written:
         if r in header_live:
             ops.append(_Op(_move("v:" + r, r)))
@@ -176,7 +189,37 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 
     free = free_registers(func, L, live)
-    colour = _allocate(ops, x, free, header_live, exit_live, K)
+    saved: list[str] = []
+    try:
+        colour = _allocate(ops, x, free, header_live, exit_live, K)
+    except NotGenerated:
+        # Callee-saved registers the loop does not use: saved on the stack around the
+        # pipelined code (not when the loop addresses the stack itself).
+        mentioned = _mentioned(x)
+        saveable = [r for r in CALLEE_SAVED_ORDER if r not in mentioned and r not in free and r not in x.written]
+        if "$sp" in mentioned or not saveable:
+            raise
+        ops[len(ops) - 1:len(ops) - 1] = [_Op(_spill("ld", r, 0)) for r in saveable]
+        ops[entry:entry] = [_Op(_spill("st", r, 0)) for r in saveable]
+        colour = _allocate(ops, x, free + saveable, header_live, exit_live, K)
+        saved = [r for r in saveable if r in colour.values()]
+        size = (8 * len(saved) + 15) // 16 * 16
+        keep = []
+        for op in ops:
+            if op.instr is not None and op.instr.opcode in ("st.d", "fst.d", "ld.d", "fld.d") \
+                    and op.instr.attr("spill") is not None:
+                r = op.instr.attr("spill")
+                if r not in saved:
+                    continue
+                load = op.instr.opcode in ("ld.d", "fld.d")
+                if not load and r == saved[0]:
+                    keep.append(_Op(_addi("$sp", "$sp", -size, "the stack adjustment")))
+                keep.append(_Op(_spill("ld" if load else "st", r, 8 * saved.index(r))))
+                if load and r == saved[-1]:
+                    keep.append(_Op(_addi("$sp", "$sp", size, "the stack adjustment")))
+                continue
+            keep.append(op)
+        ops = keep
     body: list[str] = []
     for op in ops:
         if op.label is not None:
@@ -193,10 +236,11 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
             line = re.sub(r"(?<![\w.$])" + re.escape(L) + r"(?![\w.$])", ORIG, line)
         orig.append(line)
     out = lines[:first_line] + body + orig + ([f"{EXIT}:"] if new_exit_label else []) + lines[branch_line:]
-    used = sorted({c for c in colour.values() if c not in x.written and c not in _mentioned(x)},
+    used = sorted({c for c in colour.values() if c not in x.written and c not in _mentioned(x) and c not in saved},
                   key=ORDER.index)
     note = (f"kernel unrolled {u}x for modulo variable expansion; registers: the loop's own"
-            + (f" and {len(used)} free ({' '.join(used)})" if used else ""))
+            + (f" and {len(used)} free ({' '.join(used)})" if used else "")
+            + (f", {len(saved)} callee-saved ones saved on the stack around it ({' '.join(saved)})" if saved else ""))
     code = _split_code([lines[first_line - 1].split(":")[0] + ":"] + body + orig
                        + ([f"{EXIT}:"] if new_exit_label else []))
     return "\n".join(out) + ("\n" if text.endswith("\n") else ""), code, note

@@ -131,6 +131,12 @@ class Loop:
         return f"{self.function.name}/{self.block.label}"
 
 
+def instr_text(instr: Instr) -> str:
+    """An instruction of a loop as a report shows it: the assembly pipeliner's renamed
+    registers (``v:$fa1``, :mod:`schedcc.swp.asm_loops`) under their own names."""
+    return str(instr).replace("v:$", "$")
+
+
 @dataclass(frozen=True)
 class NotPipelined:
     """A loop left alone, and why (student-readable)."""

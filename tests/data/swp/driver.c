@@ -24,6 +24,14 @@ INLINE void emit(long v) {
 #endif
 }
 
+/* No restrict: x and y may overlap. Called with y = x + 1, each y[i] adds the y[i-1]
+   just written: a recurrence through memory that the pipelined code must respect
+   (in assembly, by a run-time check of the distance between the two pointers). */
+static __attribute__((noinline)) void add_into(int n, const long *x, long *y) {
+    for (int i = 0; i < n; i++)
+        y[i] += x[i];
+}
+
 INLINE long bits(double d) { long b; __builtin_memcpy(&b, &d, 8); return b; }
 INLINE double num(long k) { volatile long t = k; return (double)t; }
 
@@ -55,6 +63,10 @@ ENTRY {
         for (int i = 0; i < LEN; i++) emit(ly[i]);
         emit(bits(div_reduce(n, x, y)));
         clamp(n, lx, ly, -5, 6);
+        for (int i = 0; i < LEN; i++) emit(ly[i]);
+        add_into(n, lx, lx + 1);
+        for (int i = 0; i < LEN; i++) emit(lx[i]);
+        add_into(n, lx + 3, ly);
         for (int i = 0; i < LEN; i++) emit(ly[i]);
     }
     finish(0);
