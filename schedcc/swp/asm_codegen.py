@@ -138,13 +138,20 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         if a > 1:
             ops.append(_Op(Instr("andi", Reg(t), (Reg(t), Const(a - 1)))))
             ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
-    else:
-        # iteration need - 2 still passes the test: x0 + (need - 2) * step OP bound
-        ops.append(_Op(_addi(t, xreg, ex.offset + (need - 2) * iv.step, "the guard's offset")))
+    elif need >= 2:
+        # the first test passes (x0 OP bound), then the distance to the bound, which can no
+        # longer wrap, leaves room for need - 1 iterations: |bound - x0| >= (need - 2) * |step| (+1 for < >)
+        ops.append(_Op(_addi(t, xreg, ex.offset, "the guard's offset")))
         fail = {"lt": ("bge", t, bound), "le": ("blt", bound, t), "gt": ("bge", bound, t),
                 "ge": ("blt", t, bound)}[ex.op]
         op = fail[0] + ("u" if x.unsigned else "")
         ops.append(_Op(Instr(op, None, (Reg(fail[1]), Reg(fail[2]), Label(ORIG))), target=ORIG))
+        room = (need - 2) * abs(iv.step) + (1 if ex.op in ("lt", "gt") else 0)
+        if room > 0:
+            ops.append(_Op(Instr("sub.d", Reg(t), (Reg(bound), Reg(t)) if ex.op in ("lt", "le") else
+                                 (Reg(t), Reg(bound)))))
+            ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(room, "the guard's trip count")))))
+            ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     for c in x.checks:
         # |first - second + offset| must be at least stride * S + width for every pair
         K_ = c.stride * S + c.width

@@ -103,12 +103,13 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
             if block is header:
                 out.append(analyse_asm_loop(func, block))
                 continue
-            calls = [i for b in body for i in b.instrs if i.opcode == "bl" or
+            calls = [i for b in body for i in b.instrs if i.opcode in ("bl", "syscall") or
                      (i.opcode == "jirl" and i.operands[0] == Reg("$ra"))]
             if calls:
-                reason = (f"the loop calls {calls[0].operands[-1] if calls[0].opcode == 'bl' else 'a function'} "
-                          f"(line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and write any "
-                          "memory, so iterations cannot overlap")
+                what = {"bl": f"calls {calls[0].operands[-1]}", "syscall": "makes a system call"}.get(
+                    calls[0].opcode, "calls a function")
+                reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
+                          "write any memory, so iterations cannot overlap")
             else:
                 reason = (f"the loop from '{block.label}' back to '{header.label}' spans {len(body)} blocks; "
                           "only a loop whose body is one block is pipelined")
@@ -168,6 +169,9 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
                           "condition flags are not renamed")
             if r not in written:
                 written.append(r)
+        if ins.attr("tied"):
+            return no(f"'{ins.opcode}' (line {ins.loc.line if ins.loc else '?'}) writes part of {ins.dest} and "
+                      "keeps the rest: such a loop is not pipelined")
     names = {r: "v:" + r for r in written}
     branch_ops = term.operands[:-1]
     if op == "bnez":
