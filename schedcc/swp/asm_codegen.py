@@ -333,7 +333,7 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
             room = [r for r in pool if register_class(r) == cls]
             kind = {"gpr": "integer", "fpr": "floating-point", "fcc": "condition"}[cls]
             raise NotGenerated(f"needs {max(live_max, len(room) + 1)} {kind} registers at once, {len(room)} free "
-                               f"(the loop's own and those dead across it)")
+                               f"(its own and those dead across the loop)")
         liked = [colour.get(o, o) for o in prefer[v]]
         colour[v] = next((r for r in liked if r in candidates), candidates[0])
     return colour

@@ -111,8 +111,8 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
                 reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
                           "write any memory, so iterations cannot overlap")
             else:
-                reason = (f"the loop from '{block.label}' back to '{header.label}' spans {len(body)} blocks; "
-                          "only a loop whose body is one block is pipelined")
+                reason = (f"the loop from '{block.label}' back to '{header.label}' spans {len(body)} blocks (an if, "
+                          "or an exit in the middle); only a loop whose body is one block is pipelined")
             out.append(NotPipelined(func, header, reason))
     return out
 

@@ -62,6 +62,10 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
         res = schedule_loop(x.loop, tgt, algorithm, fits, max_ii=max(flat - 1, 1))
         results.append(res)
         if not res.pipelined:
+            if res.reason and "rejected: needs" in res.reason:
+                need = res.reason.split("rejected: ")[-1][:-1]   # (schedule_loop closed it with a parenthesis)
+                res.reason = (f"{need}, at every II below the {flat} cycles one iteration takes: the registers "
+                              "run out before iterations can overlap")
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
         current = parse_asm(text, source.program.source)

@@ -83,8 +83,8 @@ def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:
                 out.append(analyse_llvm_loop(func, block, info, lines))
             else:
                 out.append(NotPipelined(func, header, f"the loop from '{block.label}' back to '{header.label}' "
-                                                      f"spans {len(body)} blocks; only a loop whose body is one "
-                                                      "block is pipelined"))
+                                                      f"spans {len(body)} blocks (an if, or an exit in the middle); "
+                                                      "only a loop whose body is one block is pipelined"))
     return out
 
 
@@ -157,6 +157,10 @@ def analyse_llvm_loop(function: Function, block: Block, info: FunctionInfo,
         if ins.is_call:
             return no(f"the body calls {ins.operands[0]} (line {_line(ins)}): a call may read and write any "
                       "memory, so iterations cannot overlap")
+        mem = ins.mem_read or ins.mem_write
+        if mem is not None and "volatile" in mem.regs():
+            return no(f"the body has a volatile access (line {_line(ins)}): its order and number must stay as "
+                      "written")
         if ins.mem_copy_read is not None:
             return no(f"the body copies memory ({ins.opcode}, line {_line(ins)}); such a loop is not pipelined")
         if has_unknown_side_effects(ins):
