@@ -95,3 +95,16 @@ def test_run_time_checks_keep_overlapping_arrays_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(asm_pipeline, "generate_asm", unchecked)
     _, broken = _pipeline(program, "la464")
     assert run_program(broken) != expected
+
+
+def test_code_made_with_few_registers_computes_the_same(tmp_path, monkeypatch):
+    """Two free registers and no callee-saved ones: larger IIs, copies packed tightly."""
+    need(*TOOLS)
+    import schedcc.swp.asm_codegen as asm_codegen
+    monkeypatch.setattr(asm_codegen, "free_registers", lambda *args: ["$t0", "$ft0"])
+    monkeypatch.setattr(asm_codegen, "CALLEE_SAVED_ORDER", ())
+    program = kernels_program(tmp_path, "-O1", "s")
+    result, pipelined = _pipeline(program, "la464")
+    assert sum(r.pipelined for r in result.loops) >= 6
+    assert any(r.pipelined and r.schedule.ii > r.schedule.mii.value for r in result.loops)
+    assert run_program(pipelined) == run_program(program)
