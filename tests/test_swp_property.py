@@ -103,7 +103,7 @@ ENTRY {
 
 
 @pytest.mark.skipif(bool(missing(*TOOLS)), reason="needs clang-16, llvm-16, lld-16 and qemu-user")
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],  # no shrinking: slow
+@settings(max_examples=12, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],  # no shrinking: slow
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 @given(loops=st.tuples(loop(0), loop(1), loop(2)), level=st.sampled_from(["-O1", "-O2"]),
        lang=st.sampled_from(["ll", "s"]), target=st.sampled_from(["la464", "la664"]))
