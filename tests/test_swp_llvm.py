@@ -164,3 +164,31 @@ def test_invalid_llvm_ir_is_a_located_error_and_nothing_is_written(tmp_path, tex
     first = proc.stderr.splitlines()[0]
     assert first.startswith(f"{path}:") and ": error: " in first and message in first
     assert "^" in proc.stderr
+
+
+def test_every_kind_of_induction_variable_runs_the_same(tmp_path):
+    """i32 (sext for the addresses), unsigned by 3 (ult), pointers compared with eq, a
+    down-counter (sge) with a value carried by a phi: built natively and run for trip
+    counts 0..29, original and pipelined."""
+    need("clang-16")
+    source = ROOT / "tests" / "data" / "swp" / "inductions.ll"
+    res = pipeline_source(parse_source(source.read_text(), str(source)), "la464")
+    assert {r.name for r in res.loops if r.pipelined} >= {"@up32/loop", "@unsigned_by3/loop", "@pointers/loop",
+                                                          "@down/loop"}
+    pipelined = tmp_path / "inductions.swp.ll"
+    pipelined.write_text(res.text)
+    outputs = []
+    for path in (source, pipelined):
+        exe = tmp_path / (path.stem + ".exe")
+        subprocess.run(["clang-16", "-w", str(path), "-o", str(exe)], check=True)
+        outputs.append(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 30
+
+
+def test_report_pipelines_compiler_output(tmp_path):
+    out = tmp_path / "r.html"
+    proc = subprocess.run([sys.executable, "-m", "schedcc", "report", str(SWP / "kernels-O2.ll"), "--target", "la464",
+                           "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text()
+    assert "<h3>@saxpy/9: II 3, 4 stages</h3>" in page and "<h3>@div_reduce/9: II 20, 2 stages</h3>" in page

@@ -112,7 +112,7 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
                           "write any memory, so iterations cannot overlap")
             else:
                 reason = (f"the loop from '{block.label}' back to '{header.label}' spans {len(body)} blocks (an if, "
-                          "or an exit in the middle); only a loop whose body is one block is pipelined")
+                          "an inner loop or an exit in the middle); only a loop whose body is one block is pipelined")
             out.append(NotPipelined(func, header, reason))
     return out
 

@@ -83,8 +83,9 @@ def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:
                 out.append(analyse_llvm_loop(func, block, info, lines))
             else:
                 out.append(NotPipelined(func, header, f"the loop from '{block.label}' back to '{header.label}' "
-                                                      f"spans {len(body)} blocks (an if, or an exit in the middle); "
-                                                      "only a loop whose body is one block is pipelined"))
+                                                      f"spans {len(body)} blocks (an if, an inner loop or an exit "
+                                                      "in the middle); only a loop whose body is one block is "
+                                                      "pipelined"))
     return out
 
 
