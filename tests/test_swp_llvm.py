@@ -192,3 +192,14 @@ def test_report_pipelines_compiler_output(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = out.read_text()
     assert "<h3>@saxpy/9: II 3, 4 stages</h3>" in page and "<h3>@div_reduce/9: II 20, 2 stages</h3>" in page
+
+
+def test_a_loop_that_tests_at_its_top_is_named_as_such():
+    """LightIR as a course compiler writes a while loop: the test in the header, the body
+    jumping back. Not pipelined, and the reason says what to do."""
+    source = ROOT / "tests" / "data" / "lightir" / "sort.ll"
+    res = pipeline_source(parse_source(source.read_text(), str(source)), "la464")
+    reasons = [r.reason for r in res.loops if not r.pipelined]
+    assert any(reason.startswith("the loop tests at its top") and "clang -O1 and up rotate loops" in reason
+               for reason in reasons), reasons
+    assert res.text == source.read_text()   # nothing pipelined: the file as it was

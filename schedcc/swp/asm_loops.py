@@ -49,7 +49,7 @@ from schedcc.frontends.loongarch_asm import LOADS, STORES
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.asm_liveness import RESERVED, register_class
-from schedcc.swp.llvm_loops import back_edges
+from schedcc.swp.llvm_loops import back_edges, multi_block_reason
 from schedcc.swp.loops import ExitTest, Induction, Loop, NotPipelined, _symbolic, memory_distances
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
@@ -111,8 +111,7 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
                 reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
                           "write any memory, so iterations cannot overlap")
             else:
-                reason = (f"the loop from '{block.label}' back to '{header.label}' spans {len(body)} blocks (an if, "
-                          "an inner loop or an exit in the middle); only a loop whose body is one block is pipelined")
+                reason = multi_block_reason(block, header, body)
             out.append(NotPipelined(func, header, reason))
     return out
 

@@ -82,11 +82,19 @@ def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:
             if block is header:
                 out.append(analyse_llvm_loop(func, block, info, lines))
             else:
-                out.append(NotPipelined(func, header, f"the loop from '{block.label}' back to '{header.label}' "
-                                                      f"spans {len(body)} blocks (an if, an inner loop or an exit "
-                                                      "in the middle); only a loop whose body is one block is "
-                                                      "pipelined"))
+                out.append(NotPipelined(func, header, multi_block_reason(block, header, body)))
     return out
+
+
+def multi_block_reason(latch: Block, header: Block, body: list[Block]) -> str:
+    """Why a loop of several blocks is left alone, in one line; a loop that tests at its
+    top (a while loop as a simple compiler writes it) is named as such."""
+    if len(body) == 2 and latch.terminator is not None and latch.terminator.opcode in ("jmp", "b") \
+            and header.terminator is not None and header.terminator.opcode not in ("jmp", "b"):
+        return (f"the loop tests at its top ('{header.label}') and jumps back from '{latch.label}': only a loop "
+                "whose body is one block, testing at its end, is pipelined (clang -O1 and up rotate loops so)")
+    return (f"the loop from '{latch.label}' back to '{header.label}' spans {len(body)} blocks (an if, an inner "
+            "loop or an exit in the middle); only a loop whose body is one block is pipelined")
 
 
 def back_edges(func: Function, falls=lambda block: block.terminator is None
