@@ -51,7 +51,7 @@ from typing import Iterable
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
-from schedcc.ir import Block, Instr, Mem
+from schedcc.ir import Block, Instr, Mem, has_no_effect
 from schedcc.problem import Dep, Op, SchedGraph
 from schedcc.target import Target, load_target
 
@@ -66,11 +66,12 @@ ALL_MEMORY = "*"  # region of calls and side-effecting instructions
 
 def has_unknown_side_effects(instr: Instr) -> bool:
     """Calls, and instructions that write no register yet are neither stores,
-    terminators nor ``nop``: their effect is unknown, so they order memory."""
+    terminators nor without effect (``nop``, ``llvm.dbg.value``): their effect is
+    unknown, so they order memory."""
     if instr.is_call:
         return True
     return (instr.dest is None and not instr.is_terminator
-            and instr.opcode != "nop" and instr.mem_write is None)
+            and not has_no_effect(instr.opcode) and instr.mem_write is None)
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,16 @@ class DagBuilder:
                       reads=instr.mem_read is not None, writes=instr.mem_write is not None,
                       private=mem.array is not None and instr.attr("private") is True)
 
+    def copy_source_of(self, node: int, instr: Instr) -> Access | None:
+        """The read of an instruction that copies memory (``llvm.memcpy``): its second
+        memory operand, as wide as the copy."""
+        mem = instr.mem_copy_read
+        if mem is None or has_unknown_side_effects(instr):
+            return None
+        sig = tuple((reg, self.last_def.get(reg, -1), coef) for reg, coef in mem.index.terms)
+        return Access(node, mem.array, (sig, mem.index.const, access_width(instr)), reads=True, writes=False,
+                      private=mem.array is not None and instr.attr("src_private") is True)
+
     def _order(self, first: Access, then: Access, text: str) -> None:
         latency = 0
         hazard = None
@@ -260,7 +271,10 @@ def block_dependences(block: Block, target: Target) -> tuple[list[Op], list[Dep]
         builder.latency.append(latency)
         ops.append(Op("", cls.units, latency, occupancy, cls.also, cls.name, False, instr))
         acc = builder.access_of(node, instr)  # before registers: address uses old values
+        src = builder.copy_source_of(node, instr)
         builder.registers(node, instr)
+        if src is not None:
+            builder.memory(src, str(instr.mem_copy_read))
         if acc is not None:
             mem = instr.mem_read or instr.mem_write
             builder.memory(acc, str(mem) if mem is not None else instr.opcode)

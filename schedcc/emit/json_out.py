@@ -50,6 +50,8 @@ def block_json(res: BlockResult, records: bool = True) -> dict[str, Any]:
 
 
 def _block_summary(res: BlockResult) -> dict[str, Any]:
+    from schedcc.emit.text import barrier_notes
+    notes = barrier_notes(res)
     return {
         "makespan": res.makespan,
         "original_makespan": res.original_makespan,
@@ -59,6 +61,7 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
                                "limited_by": res.bound.limited_by},
         "verified": res.verified,
         **({"exact": exact_json(res.exact)} if res.exact is not None else {}),
+        **({"notes": notes} if notes else {}),
     }
 
 

@@ -73,6 +73,8 @@ def _mem(m: re.Match, line: int):
     if parts is None:
         raise ValueError
     reg, sign, num, lone = parts.groups()
+    if len(num or lone or "") > 18:
+        raise ValueError  # out of range, perhaps: Lark's path says so with the location
     if lone is not None:
         if arr is None:
             raise ValueError  # [16] is not a pointer reference; let Lark say so

@@ -38,6 +38,22 @@ TERMINATORS = frozenset({
 })
 
 
+# Opcodes that do nothing a scheduler must order: LLVM's debug-info and
+# optimisation-hint intrinsics (``llvm.dbg.value``, ``llvm.assume``). They read
+# their operands and have no other effect (see :func:`has_no_effect`).
+NO_EFFECT_PREFIXES = ("llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl", "llvm.donothing")
+
+
+def has_no_effect(opcode: str) -> bool:
+    """True for an opcode with no effect but reading its operands (a debug or hint
+    intrinsic of LLVM IR, ``nop``): it writes no memory and orders nothing.
+
+    >>> has_no_effect("llvm.dbg.value"), has_no_effect("llvm.memset.p0.i64")
+    (True, False)
+    """
+    return opcode == "nop" or opcode.startswith(NO_EFFECT_PREFIXES)
+
+
 @dataclass(frozen=True)
 class Loc:
     """A source position: 1-based line and column."""
@@ -219,6 +235,15 @@ class Instr:
         """The memory this instruction writes: its memory operand, if it writes no register
         (``store A[i], v``, ``copy_out yGm[i], y_ub``)."""
         return self._mem_operand() if self.dest is None else None
+
+    @property
+    def mem_copy_read(self) -> Mem | None:
+        """The second memory operand of an instruction that writes memory: what it
+        copies from (``llvm.memcpy [dst], [src]``: writes ``dst``, reads ``src``)."""
+        if self.dest is not None:
+            return None
+        mems = [op for op in self.operands if isinstance(op, Mem)]
+        return mems[1] if len(mems) > 1 else None
 
     @property
     def is_terminator(self) -> bool:

@@ -192,9 +192,11 @@ def kernel_section(program, target, source_path: str | None) -> str:
     return "\n".join(parts)
 
 
-def report_html(result, source_text: str = "", source_path: str | None = None, title: str | None = None) -> str:
+def report_html(result, source_text: str = "", source_path: str | None = None, title: str | None = None,
+                source=None) -> str:
     """The page for a :class:`schedcc.driver.ProgramResult` (schedule it with ``explain=True``
-    to get the walkthrough)."""
+    to get the walkthrough). With the parsed *source* (a
+    :class:`~schedcc.frontends.source.Source`) loops of LLVM IR and assembly are pipelined too."""
     target = result.target
     name = result.program.source
     title = title or f"{name} on {target.name}"
@@ -208,7 +210,7 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
                         f"{r.original_makespan} → {r.makespan} cycles</li>"
                         for i, r in enumerate(result.blocks))
         sections.insert(0, f'<section class="block"><h2>Blocks</h2><ul>{links}</ul></section>')
-    loops = kernel_section(result.program, target, source_path)
+    loops = kernel_section(source if source is not None else result.program, target, source_path)
     program = (f'<section class="block"><h2>The program</h2><pre>{_esc(source_text)}</pre></section>'
                if source_text else "")
     when = datetime.date.today().isoformat()

@@ -37,7 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Mapping
 
-from schedcc.ir import Block, Instr, Mem
+from schedcc.ir import Block, Instr, Mem, has_no_effect
 from schedcc.target import Target, load_target
 from schedcc.verifier.problem import VerificationError
 
@@ -55,7 +55,7 @@ class _Ref:
 def _side_effects(instr: Instr) -> bool:
     if instr.opcode == "call":
         return True
-    if instr.dest is not None or instr.opcode == "nop" or instr.is_terminator:
+    if instr.dest is not None or has_no_effect(instr.opcode) or instr.is_terminator:
         return False
     return not any(isinstance(op, Mem) for op in instr.operands)
 
@@ -124,34 +124,39 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
             if a >= 0 and cycle[b.index] < bound:
                 need(a, b.index, bound - cycle[a], f"accesses memory ({hazard}) out of order with")
 
-    for b in refs:
-        c = cycle[b.index]
+    def check_ref(b: _Ref) -> None:
         if b.array == "*":
             check(everything, b)
-        else:
+            return
+        regs, lo, width = b.address
+        fam = (b.array, regs)
+        check(barriers, b)
+        if b.array is None:
+            check(arrays, b)          # the shared arrays: private ones are out of reach
+        elif not b.private:
+            check(pointers, b)
+        for other in by_array[b.array]:
+            if other != fam:
+                check(families[other], b)
+        if fam in families:
+            if width > _WIDE:
+                for a in members[fam]:
+                    if _conflict(a, b):
+                        check(_single(a, cycle, latency, tgt), b)
+            else:
+                for pos in range(lo, lo + width):
+                    if pos in units[fam]:
+                        check(units[fam][pos], b)
+                for a in wide[fam]:
+                    if _conflict(a, b):
+                        check(_single(a, cycle, latency, tgt), b)
+
+    def add_ref(b: _Ref) -> None:
+        c = cycle[b.index]
+        if b.array != "*":
             regs, lo, width = b.address
             fam = (b.array, regs)
-            check(barriers, b)
-            if b.array is None:
-                check(arrays, b)          # the shared arrays: private ones are out of reach
-            elif not b.private:
-                check(pointers, b)
-            for other in by_array[b.array]:
-                if other != fam:
-                    check(families[other], b)
-            if fam in families:
-                if width > _WIDE:
-                    for a in members[fam]:
-                        if _conflict(a, b):
-                            check(_single(a, cycle, latency, tgt), b)
-                else:
-                    for pos in range(lo, lo + width):
-                        if pos in units[fam]:
-                            check(units[fam][pos], b)
-                    for a in wide[fam]:
-                        if _conflict(a, b):
-                            check(_single(a, cycle, latency, tgt), b)
-            else:
+            if fam not in families:
                 families[fam] = _Latest()
                 by_array[b.array].append(fam)
             families[fam].add(b, c, latency[b.index], tgt)
@@ -168,6 +173,19 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
         everything.add(b, c, latency[b.index], tgt)
         if b.array == "*":
             barriers.add(b, c, latency[b.index], tgt)
+
+    # The accesses of one instruction (a copy reads and writes) are checked against the
+    # earlier instructions' before any of them is recorded: never against each other.
+    k = 0
+    while k < len(refs):
+        group = [refs[k]]
+        while k + len(group) < len(refs) and refs[k + len(group)].index == refs[k].index:
+            group.append(refs[k + len(group)])
+        for b in group:
+            check_ref(b)
+        for b in group:
+            add_ref(b)
+        k += len(group)
 
 
 def _single(a: _Ref, cycle: Mapping[int, int], latency: list[int], tgt: Target) -> _Latest:
@@ -208,6 +226,11 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         if _side_effects(ins):
             refs.append(_Ref(j, "*", ((), 0, 1), True, True))
         elif mem is not None:
+            source = ins.mem_copy_read  # llvm.memcpy: reads its second operand
+            if source is not None:
+                refs.append(_Ref(j, source.array, (tuple((r, defined_by.get(r, -1), c) for r, c in source.index.terms),
+                                                   source.index.const, _width(ins)), True, False,
+                                 source.array is not None and ins.attr("src_private") is True))
             address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
                        _width(ins))
             refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None,
