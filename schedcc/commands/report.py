@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
     args._source_text = text
     program = parse_program(text, name, args.lang)
     result = schedule_program(program, args.target, priority=args.priority, explain=True)
+    notes: list[str] = []
     page = report_html(result, source_text=text, source_path=None if args.file == "-" else args.file,
-                       title=args.title)
+                       title=args.title, notes=notes)
     write_output(args.output, page, (args.file,))
     blocks = len(result.blocks)
     # With -o - the page is standard output: the summary goes to standard error.
@@ -51,4 +52,6 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
               f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
               f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
+    for note in notes:
+        sys.stderr.write(f"note: {note}\n")
     return 0
