@@ -119,11 +119,17 @@ def _block_records(res: BlockResult) -> dict[str, Any]:
     add = edges.append
     # by (src, dst): each node's few dependences sorted by dst, nodes in order
     # (a pair has at most one dependence), cheaper than sorting all of them at once
+    parts: dict[tuple, str] = {}  # (kind, latency, reason) -> their part of the record: they repeat
     for out in dag.succ:
-        for src, dst, kind, latency, _, reason, detail, *_ in (sorted(out, key=_DST) if len(out) > 1 else out):
-            mem = f', "mem": {text(detail)}' if kind == "MEM" else ""
-            add(f'{{"src": {src}, "dst": {dst}, "kind": {get(kind) or cached(kind)}, "latency": {latency}, '
-                f'"reason": {get(reason) or cached(reason)}{mem}}}')
+        for src, dst, kind, latency, reason, detail in map(_EDGE, sorted(out, key=_DST) if len(out) > 1 else out):
+            key = (kind, latency, reason)
+            mid = parts.get(key)
+            if mid is None:
+                mid = parts[key] = f'"kind": {text(kind)}, "latency": {latency}, "reason": {text(reason)}'
+            if kind == "MEM":
+                add(f'{{"src": {src}, "dst": {dst}, {mid}, "mem": {text(detail)}}}')
+            else:
+                add(f'{{"src": {src}, "dst": {dst}, {mid}}}')
     cycle = s.cycle
     schedule = [f'{{"id": {n}, "cycle": {cycle[n]}, "unit": {get(unit[n]) or cached(unit[n])}}}' for n in s.order]
     ocycle, ounit = res.original.cycle, res.original.unit
@@ -136,6 +142,7 @@ def _block_records(res: BlockResult) -> dict[str, Any]:
 
 
 _DST = operator.itemgetter(1)  # a Dep's dst
+_EDGE = operator.itemgetter(0, 1, 2, 3, 5, 6)  # a Dep's src, dst, kind, latency, reason, detail
 _encode_str = json.encoder.encode_basestring_ascii
 
 

@@ -44,6 +44,7 @@ _STORE = re.compile(rf"[ \t]*(?P<opc>store)[ \t]+(?P<arr>[A-Za-z_][A-Za-z0-9_]*)
 _INDEX_PARTS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)?[ \t]*(?:([-+])[ \t]*(\d+))?|(\d+)")
 _KEYWORDS = {"func", "call"}
 _NUM_RE = re.compile(_NUM)
+_NUM_START = frozenset("0123456789.")
 
 
 def _new_token(kind: str, text: str, line: int, col: int) -> Token:
@@ -63,7 +64,7 @@ def _value(m: re.Match, group: str, line: int):
     """The operand itself: a constant, or the register (no token: an operand of these
     shapes is never a label, and nothing reports an error at it)."""
     text = m.group(group)
-    if _NUM_RE.fullmatch(text):
+    if text[0] in _NUM_START:  # the pattern matched a number: a register starts otherwise
         return Const(parse_number(text), text)
     if text in _KEYWORDS:
         raise ValueError

@@ -259,8 +259,7 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         u = unit.get(i)
         if u not in cls.units:
             bad.append(f"'{ins}' runs on {u}, but its class '{cls.name}' may use only {', '.join(cls.units)}")
-        occupancy = costs[i][1]
-        busy[str(u)].append((c, c + occupancy, i))
+        busy[u if type(u) is str else str(u)].append((c, c + costs[i][1], i))
         for extra, cycles in cls.also:
             busy[extra].append((c, c + cycles, i))
     for c, count in sorted(per_cycle.items()):
