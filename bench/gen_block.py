@@ -56,6 +56,31 @@ def generate(n: int, seed: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
+REGS = [f"r{i}" for i in range(8)]
+
+
+def random_block(n: int, seed: int) -> str:
+    """A random block of *n* instructions over 8 registers (many WAR and WAW hazards, as
+    in tests/strategies.py): 5/9 arithmetic, 4/9 loads and stores through two arrays and
+    two pointers. The blocks of the heuristic-vs-optimum goals (bench/bench_gap.py)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        kind = rng.choice(["arith"] * 5 + ["load", "store", "pload", "pstore"])
+        if kind == "arith":
+            b = rng.choice(REGS) if rng.random() < 0.7 else str(rng.randint(0, 9))
+            out.append(f"{rng.choice(REGS)} = {rng.choice(REGS)} {rng.choice(['+', '-', '*', '&'])} {b}")
+        elif kind == "load":
+            out.append(f"{rng.choice(REGS)} = load {rng.choice('AB')}[{rng.choice(['i', 'j'])} + {rng.randint(0, 3)}]")
+        elif kind == "store":
+            out.append(f"store {rng.choice('AB')}[{rng.choice(['i', 'j'])} + {rng.randint(0, 3)}], {rng.choice(REGS)}")
+        elif kind == "pload":
+            out.append(f"{rng.choice(REGS)} = load [p + {8 * rng.randint(0, 3)}]")
+        else:
+            out.append(f"store [{rng.choice(['p', 'r2'])} + {8 * rng.randint(0, 3)}], {rng.choice(REGS)}")
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
     import sys
     sys.stdout.write(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 1000))

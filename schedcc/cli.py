@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",
     "deps": "schedcc.commands.deps",
+    "gap": "schedcc.commands.gap",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     command = args_list[0] if args_list and args_list[0] in COMMANDS else None
     parser = build_parser(command)
     args = parser.parse_args(args_list[1:] if command else args_list)
+    args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
     run: Callable[[argparse.Namespace], int] = args._run
     try:
         # Every file the command writes is staged and written only if it succeeds.

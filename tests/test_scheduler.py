@@ -189,3 +189,11 @@ def test_fast_memory_check_equals_pairwise(text, data):
     fast = outcome(v._check_memory)
     slow = outcome(_pairwise_memory_check)
     assert fast == slow
+
+
+def test_makespan_of_a_schedule_over_a_graph_with_keys():
+    """Training steps name their nodes (iteration, operator); their schedules are numbered."""
+    from schedcc.problem import Dep, Machine, Op, SchedGraph
+    g = SchedGraph((Op("a", ("U",), 5), Op("b", ("U",), 2)), (Dep(0, 1, "RAW", 5),), Machine("m", 1, ("U",)),
+                   keys=((0, "a"), (0, "b")))
+    assert list_schedule(g).makespan == 7

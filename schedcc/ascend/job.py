@@ -50,8 +50,10 @@ class AscendResult:
 
 def run_kernels(program: Program, target: Target, *, priority: str = "critical-path", check: bool = True,
                 tiles: int = 1, buffers: int | None = None, pipeline: bool = False,
-                algorithm: str = "ims") -> AscendResult:
-    """See the module docstring; raises :class:`SchedccError` for bad sizes and what cannot fit."""
+                algorithm: str = "ims", exact=None) -> AscendResult:
+    """See the module docstring; raises :class:`SchedccError` for bad sizes and what cannot fit.
+    With *exact* (the solver's :class:`~schedcc.sched.cpsat.Limits`) every block is
+    scheduled exactly; tile loops kept as loops or pipelined keep their heuristics."""
     for opt, value in (("--tiles", tiles), ("--buffers", buffers)):
         if value is not None and value < 1:
             raise SchedccError(f"{opt} must be at least 1, got {value}")
@@ -59,7 +61,7 @@ def run_kernels(program: Program, target: Target, *, priority: str = "critical-p
         # Double buffering from the modulo scheduler.
         pipelined = pipeline_tile_loops(program, target, tiles=tiles if tiles > 1 else 8,
                                         algorithm=algorithm, check=check)
-        kernels = compile_kernels(program, target, priority=priority, check=check)
+        kernels = compile_kernels(program, target, priority=priority, check=check, exact=exact)
         if tiles > 1:  # straight-line code for that many tiles
             by_block = {(p.function.name, p.label): p.kernel for p in pipelined}
             kernels = [by_block.get((k.function.name, k.block.label), k) for k in kernels]
@@ -71,7 +73,7 @@ def run_kernels(program: Program, target: Target, *, priority: str = "critical-p
         return AscendResult(target, kernels, loops, pipelined)
     if tiles > 1:
         return AscendResult(target, compile_kernels(program, target, priority=priority, check=check,
-                                                    tiles=tiles, buffers=buffers or 2))
-    kernels = compile_kernels(program, target, priority=priority, check=check)
+                                                    tiles=tiles, buffers=buffers or 2, exact=exact))
+    kernels = compile_kernels(program, target, priority=priority, check=check, exact=exact)
     loops = loop_kernels(program, target, buffers=buffers, priority=priority) if buffers is not None else []
     return AscendResult(target, kernels, loops)

@@ -67,6 +67,11 @@ class KernelResult:
         return self.schedule.makespan
 
     @property
+    def exact(self):
+        """The exact solver's :class:`~schedcc.sched.exact.ExactInfo` (None without ``exact``)."""
+        return self.schedule.exact
+
+    @property
     def busy(self) -> dict[str, int]:
         """Cycles each pipe is busy (its instructions' occupancy)."""
         work = {p: 0 for p in self.target.units}
@@ -98,13 +103,16 @@ class KernelResult:
         return {p: b / span for p, b in self.busy.items()}
 
 
-def schedule_and_sync(dag: SchedGraph, tgt: Target, priority, block: Block, prepare=None, **sync_options):
+def schedule_and_sync(dag: SchedGraph, tgt: Target, priority, block: Block, prepare=None, exact=None,
+                      **sync_options):
     """List-schedule *dag* and insert its synchronisation; when a pair of pipes runs
     out of event IDs, order the setter after the oldest consumer and start again
     (the refinement step of :func:`schedcc.sched.solve.solve`).
 
     *prepare(dag, schedule)* may return extra keyword arguments for
     :func:`insert_sync` computed from each new schedule (the loop code reserves IDs).
+    With *exact* (:class:`~schedcc.sched.cpsat.Limits`) every round is solved exactly from
+    the list schedule (:class:`~schedcc.sched.exact.ExactStrategy`).
     Returns (the final graph, its schedule, the synchronised kernel).
     """
     synced: list[SyncedKernel] = []
@@ -130,17 +138,22 @@ def schedule_and_sync(dag: SchedGraph, tgt: Target, priority, block: Block, prep
                                           "the hardware's IDs"])
             return graph.with_deps(added)
 
-    solved = solve(dag, ListStrategy(priority), refine=refine, bound=False)
+    strategy = ListStrategy(priority)
+    if exact is not None:
+        from schedcc.sched.exact import ExactStrategy
+        strategy = ExactStrategy(exact, strategy)
+    solved = solve(dag, strategy, refine=refine, bound=False)
     return solved.graph, solved.schedule, synced[-1]
 
 
 def compile_block(function: Function, block: Block, target: Target | str, tiles: TilePlan | None = None,
-                  priority: str = "critical-path", check: bool = True) -> KernelResult:
-    """Schedule one block on the Ascend pipes, insert its flags and (by default) check them."""
+                  priority: str = "critical-path", check: bool = True, exact=None) -> KernelResult:
+    """Schedule one block on the Ascend pipes (exactly, with *exact* limits), insert its
+    flags and (by default) check them."""
     tgt = load_target(target)
     model = ascend_model(tgt)
     plan = tiles if tiles is not None else plan_tiles(function, model)
-    dag, schedule, synced = schedule_and_sync(kernel_dag(block, tgt), tgt, priority, block)
+    dag, schedule, synced = schedule_and_sync(kernel_dag(block, tgt), tgt, priority, block, exact=exact)
     result = check_sync(block, tgt, synced.stream) if check else None
     return KernelResult(function, block, tgt, model, plan, dag, schedule, synced, result)
 
@@ -159,7 +172,7 @@ def unroll_tile_loops(program: Program, tiles: int, buffers: int = 2) -> Program
 
 
 def compile_kernels(program: Program, target: Target | str, priority: str = "critical-path",
-                    check: bool = True, tiles: int = 1, buffers: int = 2) -> list[KernelResult]:
+                    check: bool = True, tiles: int = 1, buffers: int = 2, exact=None) -> list[KernelResult]:
     """Schedule and synchronise every block of *program* for an Ascend *target*.
 
     Raises :class:`~schedcc.errors.SchedccError` for input errors (unknown
@@ -170,7 +183,9 @@ def compile_kernels(program: Program, target: Target | str, priority: str = "cri
     With ``tiles > 1`` every tile loop is unrolled that many times, its tiles
     in ``buffers`` rotating copies (:mod:`schedcc.ascend.tiles`); the copies
     count against the buffers' capacities. Tiles that do not fit one region
-    each share regions by lifetime (:mod:`schedcc.ascend.alloc`).
+    each share regions by lifetime (:mod:`schedcc.ascend.alloc`). With *exact*
+    (the solver's :class:`~schedcc.sched.cpsat.Limits`) every block is solved
+    exactly (``KernelResult.schedule.exact``).
     """
     tgt = load_target(target)
     if not is_ascend(tgt):
@@ -188,7 +203,7 @@ def compile_kernels(program: Program, target: Target | str, priority: str = "cri
     for function, allocation in zip(program.functions, allocations):
         plan = plan_tiles(function, model)
         for block in function.blocks:
-            res = compile_block(function, block, tgt, plan, priority, check)
+            res = compile_block(function, block, tgt, plan, priority, check, exact)
             res.allocation = allocation
             if (function.name, block.label) in loops:
                 res.tile_count = tiles

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.commands import _ascend, pipeline_opts
+from schedcc.commands import _ascend, exact_opts, pipeline_opts
 from schedcc.errors import SchedccError, located
 from schedcc.fileio import check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
@@ -30,6 +30,7 @@ examples:
   schedcc prog.ll --target la464 -o prog.sched.ll     (LLVM IR, e.g. clang -S -emit-llvm)
   schedcc prog.s --target loongarch -o prog.sched.s   (LoongArch64 assembly)
   schedcc examples/ascend/vector_add.ir --target ascend --emit-timeline pipes.svg
+  schedcc examples/lecture.ir --target mips4 --exact       (the proven optimum next to the heuristic)
 
 -o writes the output program: the scheduled program in FILE's language, or for
 Ascend targets the synchronised Ascend C-style code (docs/ascend.md)."""
@@ -60,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'schedcc train --help' lists every training option")
     parser.add_argument("--priority", default="critical-path", choices=list(PRIORITIES),
                         help="list-scheduling priority: " + "; ".join(f"{k}: {v}" for k, v in PRIORITY_HELP.items()))
+    parser.add_argument("--no-repair", dest="repair", action="store_false",
+                        help="the plain list scheduler: no repair rounds when a block misses its lower bound "
+                             "(to compare priorities as the lecture does)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the output program to OUT: the scheduled program in FILE's language, or "
@@ -81,6 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the verifier (it takes about half the time of scheduling)")
     pipeline_opts.add_arguments(parser)
+    exact_opts.add_arguments(parser)
     _ascend.add_arguments(parser)
 
 
@@ -93,9 +98,11 @@ def load_model(args: argparse.Namespace):
 
 def job_options(args: argparse.Namespace):
     from schedcc.driver.job import Options
+    limits = exact_opts.limits(args)
     return Options(priority=args.priority, explain=args.explain, verify=args.verify is not False,
                    pipeline=pipeline_opts.wants_pipeline(args), modulo=args.modulo, tiles=args.tiles,
-                   buffers=args.buffers, policy=args.policy)
+                   buffers=args.buffers, policy=args.policy, exact=args.exact,
+                   time_limit=limits.time_limit, workers=limits.workers, repair=args.repair)
 
 
 def check_options(args: argparse.Namespace, domain: str, target_name: str) -> None:
@@ -122,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
         ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))},
         (args.file,))
+    exact_opts.limits(args)  # a bad --time-limit is refused before any work
     text, name = read_input(args.file)
     with located(text, name):
         from schedcc.driver.job import Job, run_job

@@ -53,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-t", "--target", required=True, help="cluster model: h100-8x, ascend910b-8x, h100-128x, ...")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     add_training_arguments(parser)
+    from schedcc.commands import exact_opts
+    exact_opts.add_arguments(parser)
 
 
 def parse_groups(items: list[str] | None) -> dict[str, int]:
@@ -79,9 +81,14 @@ def step_options(args: argparse.Namespace, policy: str | None = None):
     if args.iterations < 1:
         raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
     policy = policy or args.policy
+    exact = {}
+    if getattr(args, "exact", False):
+        from schedcc.commands import exact_opts
+        limits = exact_opts.limits(args)
+        exact = {"exact": True, "time_limit": limits.time_limit, "workers": limits.workers}
     return Options(policy=policy, iterations=args.iterations,
                    groups=tuple(parse_groups(args.group_sizes).items()),
-                   policy_options=tuple(policy_options(args, policy).items()))
+                   policy_options=tuple(policy_options(args, policy).items()), **exact)
 
 
 def cluster_model(args: argparse.Namespace):

@@ -25,8 +25,9 @@ from schedcc.dag import build_dag
 from schedcc.ir import Block, Function, Program
 from schedcc.problem import SchedGraph
 from schedcc.sched import Bound, Schedule
+from schedcc.sched.cpsat import Limits
 from schedcc.sched.solve import ListStrategy, Strategy, solve
-from schedcc.sim import InOrderResult, simulate_in_order
+from schedcc.sim import InOrderResult, simulate_in_order, simulate_order
 from schedcc.target import Target, check_opcodes, load_target
 from schedcc.verifier import verify
 
@@ -44,6 +45,11 @@ class BlockResult:
     @property
     def makespan(self) -> int:
         return self.schedule.makespan
+
+    @property
+    def exact(self):
+        """The exact solver's :class:`~schedcc.sched.exact.ExactInfo` (None without ``exact``)."""
+        return self.schedule.exact
 
     @property
     def original_makespan(self) -> int:
@@ -73,29 +79,60 @@ class ProgramResult:
 
 def schedule_block(function: Function, block: Block, target: Target, priority: str = "critical-path",
                    explain: bool = False, check: bool | None = None,
-                   strategy: Strategy | None = None) -> BlockResult:
-    """Schedule one block (see the module docstring); *strategy* defaults to list scheduling."""
+                   strategy: Strategy | None = None, exact: Limits | None = None,
+                   repair: bool = True) -> BlockResult:
+    """Schedule one block (see the module docstring); *strategy* defaults to list scheduling,
+    or with *exact* (the solver's limits) to :class:`~schedcc.sched.exact.ExactStrategy`
+    started from the list schedule (with ``explain``, also the decisions that cost cycles).
+    *repair*: the list scheduler's repair rounds (:mod:`schedcc.sched.list_scheduler`)."""
     dag = build_dag(block, target)
     do_check = check if check is not None else True
+    if strategy is None and exact is not None:
+        from schedcc.sched.exact import ExactStrategy
+        strategy = ExactStrategy(exact, ListStrategy(priority, explain, repair=repair))
     # The program-level verifier below is strictly stronger than the graph check.
-    solved = solve(dag, strategy or ListStrategy(priority, explain), verify=False)
+    solved = solve(dag, strategy or ListStrategy(priority, explain, repair=repair), verify=False)
     schedule = solved.schedule
+    if schedule.exact is not None:
+        schedule = _exact_extras(dag, target, schedule, explain)
     if do_check:
         verify(block, target, schedule.cycle, schedule.unit)
     original = simulate_in_order(block, target, dag)
     return BlockResult(function, block, dag, schedule, original, solved.bound, do_check)
 
 
+def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: bool) -> Schedule:
+    """On an in-order target, the exact order as the in-order pipeline issues it
+    (:func:`schedcc.sim.simulate_order`: every gap is a real stall, and the makespan is
+    what the pipeline takes, never more than the solver's); with *explain*, the list
+    scheduler's decisions that cost cycles."""
+    info = schedule.exact
+    if target.in_order:
+        timed = simulate_order(dag, schedule.order)
+        if timed.makespan <= schedule.makespan:
+            info.makespan = timed.makespan
+            if not info.optimal and info.makespan <= info.lower_bound:  # the bound proves it now
+                info.status, info.lower_bound, info.proof, info.stopped = "optimal", info.makespan, "cp-sat", ""
+            schedule = replace(schedule, cycle=dict(timed.cycle), unit=dict(timed.unit), order=timed.order)
+    if explain and info.heuristic_makespan > info.makespan and info.optimal:
+        from schedcc.sched.exact_explain import costly_decisions
+        info.decisions = costly_decisions(dag, info.heuristic, info.makespan, info.limits)
+    return schedule
+
+
 def schedule_program(program: Program, target: Target | str, priority: str = "critical-path",
                      explain: bool = False, check: bool | None = None,
-                     strategy: Strategy | None = None) -> ProgramResult:
+                     strategy: Strategy | None = None, exact: Limits | None = None,
+                     repair: bool = True) -> ProgramResult:
     """Schedule every block of *program* on *target* and verify each schedule.
 
-    Raises :class:`~schedcc.errors.SchedccError` for an opcode the target does
-    not know, :class:`~schedcc.verifier.VerificationError` if a schedule is wrong
+    With *exact* (:class:`~schedcc.sched.cpsat.Limits`) every block is also solved
+    exactly (``BlockResult.exact``). Raises :class:`~schedcc.errors.SchedccError` for
+    an opcode the target does not know, :class:`~schedcc.verifier.VerificationError` if a schedule is wrong
     (a bug in schedcc, never in the input).
     """
     target = load_target(target)  # a library entry point: a model's name works too
     check_opcodes(program, target)
-    results = [schedule_block(f, b, target, priority, explain, check, strategy) for f, b in program.blocks()]
+    results = [schedule_block(f, b, target, priority, explain, check, strategy, exact, repair)
+               for f, b in program.blocks()]
     return ProgramResult(program, target, results)

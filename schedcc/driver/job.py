@@ -52,6 +52,15 @@ class Options:
     iterations: int = 3               # cluster: steps simulated
     groups: tuple[tuple[str, int], ...] = ()          # cluster: group sizes
     policy_options: tuple[tuple[str, Any], ...] = ()  # cluster: bucket_mb, partition_mb, credit_mb
+    exact: bool = False               # every domain: CP-SAT's optimum (or best and bound) next to the heuristic
+    time_limit: float = 10.0          # exact: the solver's limit per problem, seconds (docs/exact.md)
+    workers: int = 1                  # exact: solver threads (any count stays deterministic)
+    repair: bool = True               # the list scheduler's repair rounds (cpu)
+
+    def limits(self):
+        """The exact solver's :class:`~schedcc.sched.cpsat.Limits` (raises on a bad time limit)."""
+        from schedcc.sched.cpsat import Limits
+        return Limits(self.time_limit, self.workers)
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,19 @@ class JobResult:
     ascend: Any = None      # ascend: AscendResult
     step: Any = None        # cluster: StepResult
 
+    def exact_results(self) -> list[tuple[str, Any]]:
+        """With ``exact``: (name, :class:`~schedcc.sched.exact.ExactInfo`) of every block or
+        kernel with instructions (a training step: the whole run)."""
+        if self.blocks is not None:
+            return [(f"{r.function.name}/{r.block.label}", r.exact) for r in self.blocks.blocks
+                    if r.block.instrs and r.exact is not None]
+        if self.ascend is not None:
+            return [(f"{k.function.name}/{k.block.label}", k.exact) for k in self.ascend.kernels
+                    if k.block.instrs and k.exact is not None]
+        if self.step is not None and self.step.exact is not None:
+            return [("step", self.step.exact)]
+        return []
+
 
 def run_job(job: Job) -> JobResult:
     """Run *job* in the domain of its target; see the module docstring."""
@@ -88,12 +110,16 @@ def _run_cpu(job: Job) -> JobResult:
     from schedcc.driver.blocks import schedule_program
     opts = job.options
     check_opcodes(job.program, job.target)
+    limits = opts.limits() if opts.exact else None
     blocks = schedule_program(job.program, job.target, priority=opts.priority, explain=opts.explain,
-                              check=opts.verify)
+                              check=opts.verify, exact=limits, repair=opts.repair)
     loops = None
     if opts.pipeline:
         from schedcc.swp.pipeliner import pipeline_program
-        loops = pipeline_program(job.program, job.target, algorithm=opts.modulo)
+        before = None  # the loop bodies' list schedules, when they are the ones the pipeliner compares with
+        if opts.priority == "critical-path" and opts.repair and limits is None:
+            before = {(r.function.name, r.block.label): r.schedule.makespan for r in blocks.blocks}
+        loops = pipeline_program(job.program, job.target, algorithm=opts.modulo, exact=limits, before=before)
     return JobResult(job, "cpu", blocks=blocks, loops=loops)
 
 
@@ -101,7 +127,8 @@ def _run_ascend(job: Job) -> JobResult:
     from schedcc.ascend.job import run_kernels
     opts = job.options
     result = run_kernels(job.program, job.target, priority=opts.priority, check=opts.verify, tiles=opts.tiles,
-                         buffers=opts.buffers, pipeline=opts.pipeline, algorithm=opts.modulo)
+                         buffers=opts.buffers, pipeline=opts.pipeline, algorithm=opts.modulo,
+                         exact=opts.limits() if opts.exact else None)
     return JobResult(job, "ascend", ascend=result)
 
 
@@ -109,7 +136,7 @@ def _run_step(job: Job) -> JobResult:
     from schedcc.training.api import schedule
     opts = job.options
     step = schedule(job.program, job.target, opts.policy, opts.iterations, groups=dict(opts.groups),
-                    **dict(opts.policy_options))
+                    exact=opts.limits() if opts.exact else None, **dict(opts.policy_options))
     return JobResult(job, "cluster", step=step)
 
 

@@ -119,6 +119,9 @@ def format_summary(k: KernelResult) -> str:
     lines = [f"{k.function.name} / {k.block.label}: {n} instruction{'s' if n != 1 else ''} on {k.target.name}",
              f"  makespan {makespan} cycles ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
              f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
+    if k.exact is not None:
+        from schedcc.emit.exact_out import exact_line
+        lines.append("  " + exact_line(k.exact))
     if k.tile_count > 1:
         lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
                      f"bound {k.bound_per_tile:g}")
@@ -201,6 +204,7 @@ def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
             "flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst} for f in s.flags],
             "flags_before": s.flags_before, "barriers": len(s.barriers), "barriers_before": s.barriers_before,
             "checked": k.check is not None,
+            **({"exact": k.exact.to_json()} if k.exact is not None else {}),
             **({"buffers": k.allocation.to_json()} if k.allocation is not None else {}),
         })
     t = kernels[0].target if kernels else None

@@ -78,7 +78,8 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     from schedcc.emit.text import summary_line  # the same summary as the schedule table
     from schedcc.viz.pipeline_diagram import format_block_diagrams
 
-    s, dag = res.schedule, res.dag
+    exact = res.exact
+    s, dag = (exact.heuristic if exact is not None else res.schedule), res.dag  # the list scheduler's steps
     text = dag.label
     nodes = range(len(dag))
 
@@ -124,6 +125,13 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     out.append("   have all issued and whose operands are ready; issue the one with the highest")
     out.append("   priority; on a tie the one more instructions depend on (the lecture's second")
     out.append(f"   heuristic), then the earlier one; at most {target.issue_width} per cycle.")
+    if s.repair_round:
+        from schedcc.sched.list_scheduler import REPAIR_ROUNDS
+        spread = "0.5: ties broken in a shuffled order" if s.repair_round % 2 else \
+            "1.5: ties shuffled, priorities one apart may trade places"
+        out.append(f"   The plain run missed the lower bound, so the scheduler ran again (up to {REPAIR_ROUNDS}")
+        out.append(f"   times) with priorities perturbed; the shortest was repair round {s.repair_round} (perturbation")
+        out.append(f"   below {spread}). Its steps:")
     rows, notes, told = [], [], set()
     previous = -1
     steps = s.steps or []
@@ -158,15 +166,51 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     out.append("4. The final order:")
     for pos, n in enumerate(s.order):
         out.append(f"     {pos + 1:>2}. #{n} {text(n)}   (cycle {s.cycle[n]})")
-    out.append("   " + summary_line(res))
+    if exact is None:
+        out.append("   " + summary_line(res))
+    else:
+        out.append(f"   the list schedule takes {s.makespan} cycles (lower bound {res.bound.value})")
     out.append("")
 
     # 5. On the pipeline.
-    if not pipeline:
-        return "\n".join(out).rstrip() + "\n"
-    out.append("5. On the pipeline, the original order and the new one:")
-    out += _indent(format_block_diagrams(res, target).rstrip("\n").split("\n"), "   ")
+    if pipeline:
+        new = "the new one" if exact is None else "the exact schedule's"
+        out.append(f"5. On the pipeline, the original order and {new}:")
+        out += _indent(format_block_diagrams(res, target).rstrip("\n").split("\n"), "   ")
+        out.append("")
+    if exact is not None:
+        out += exact_section(res, 6 if pipeline else 5)
     return "\n".join(out).rstrip() + "\n"
+
+
+def exact_section(res, number: int) -> list[str]:
+    """``--explain --exact``: the proven optimum against the list schedule, and the
+    decisions that cost cycles (:mod:`schedcc.sched.exact_explain`)."""
+    from schedcc.emit.exact_out import exact_line
+    info = res.exact
+    if info.proof == "lower bound":
+        return [f"{number}. Against the proven optimum. The list schedule meets the lower bound "
+                f"({res.bound.limited_by}),", "   so no schedule is shorter: it is optimal, no search needed."]
+    out = [f"{number}. Against the proven optimum. CP-SAT solves the same problem exactly (every",
+           "   dependence, unit and issue slot) and proves that no schedule is shorter:",
+           "   " + exact_line(info)]
+    lost = info.heuristic_makespan - info.makespan
+    if lost <= 0:
+        out.append("   The list scheduler lost nothing on this block.")
+        return out
+    if not info.optimal:
+        out.append("   The optimum is not proven, so no decision can be blamed for the difference.")
+        return out
+    out.append("   Keep the list scheduler's picks one by one, in issue order, while an optimal schedule")
+    out.append("   still exists; the first pick after which none does cost cycles:")
+    label = lambda n: f"#{n} {res.dag.label(n)}"  # noqa: E731
+    for d in info.decisions:
+        out.append("   - " + d.text(res.dag, label))
+    shown = sum(d.lost for d in info.decisions)
+    if shown < lost:
+        out.append(f"   ({lost - shown} more cycle{'s' if lost - shown != 1 else ''} lost by later picks, "
+                   "not searched)")
+    return out
 
 
 def _why(d) -> str:

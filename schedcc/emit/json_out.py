@@ -61,7 +61,15 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
         "lower_bound_detail": {"critical_path": res.bound.critical_path, "resource": res.bound.resource,
                                "limited_by": res.bound.limited_by},
         "verified": res.verified,
+        **({"exact": exact_json(res.exact)} if res.exact is not None else {}),
     }
+
+
+def exact_json(info) -> dict[str, Any]:
+    """A block's ``exact`` object (docs/json.md): the proof, and the heuristic's schedule."""
+    h = info.heuristic
+    return {**info.to_json(),
+            "heuristic_schedule": [{"id": n, "cycle": h.cycle[n], "unit": h.unit[n]} for n in h.order]}
 
 
 def program_json(result: ProgramResult, priority: str, blocks: bool = True) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
         return f"{head}: not pipelined: {res.reason}"
     s, p = res.schedule, res.pressure
     m = s.mii
-    lines = [f"{head}: software-pipelined on {target.name} ({s.algorithm}: {ALGORITHMS[s.algorithm].split(':')[0]})"]
+    lines = [f"{head}: software-pipelined on {target.name} ({s.algorithm}: {_algorithm(s).split(':')[0]})"]
     lines.append(f"  ResMII {m.res.value}: {m.res.reason}")
     lines.append(f"  RecMII {m.rec.value}: {recurrence_text(res)}")
     lines.append(f"  {bound_text(res)}")
@@ -89,6 +89,9 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     speed = f": {before / s.ii:.2f}x faster" if s.ii else ""
     lines.append(f"  cycles per iteration: {before} before (list-scheduled, one iteration at a time), "
                  f"{s.ii} after (II){speed}")
+    if s.exact is not None:
+        from schedcc.emit.exact_out import modulo_exact_lines
+        lines += ["  " + line for line in modulo_exact_lines(s.exact, _heuristic_name(s))]
     lines.append("  verified: every dependence holds at its iteration distance; no unit used twice in the same kernel row")
     lines.append("  kernel (modulo reservation table; row = cycle mod II, [sN] = stage):")
     lines += ["    " + line for line in kernel_table(res, target)]
@@ -97,6 +100,18 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
         for b in res.blocks:
             lines += ["    " + line for line in print_block(b).splitlines()]
     return "\n".join(lines)
+
+
+def _algorithm(s) -> str:
+    if s.exact is None:
+        return ALGORITHMS[s.algorithm]
+    return (f"CP-SAT: a feasibility model per II from the MII up to {_heuristic_name(s)}'s II, then the fewest "
+            "registers at the smallest II (docs/exact.md)")
+
+
+def _heuristic_name(s) -> str:
+    h = s.exact.heuristic
+    return h.algorithm if h is not None else "the heuristic"
 
 
 def format_pipeline(result: PipelineResult, show_code: bool = True) -> str:
@@ -120,12 +135,20 @@ def format_pipeline_explain(res: LoopResult) -> str:
     lines.append(f"  lower bounds: ResMII {s.mii.res.value} ({s.mii.res.reason}); "
                  f"RecMII {s.mii.rec.value} ({recurrence_text(res)})")
     lines.append(f"  {bound_text(res)}")
-    lines.append(f"  scheduler: {ALGORITHMS[s.algorithm]}")
-    for a in s.attempts:
-        work = f"{a.placements} placements" + (f", {a.evictions} evictions" if s.algorithm == "ims" or a.evictions else "")
-        lines.append(f"  tried II {a.ii}: {a.outcome} ({work})")
-    lines.append(f"  stage scheduling: {s.stage_moves} operation{'s' if s.stage_moves != 1 else ''} moved by whole "
-                 "stages (same rows, so the same resources) to shorten lifetimes")
+    lines.append(f"  scheduler: {_algorithm(s)}")
+    heuristic = s.exact.heuristic if s.exact is not None else s
+    if heuristic is not None:
+        who = f"{heuristic.algorithm} " if s.exact is not None else ""
+        for a in heuristic.attempts:
+            work = f"{a.placements} placements" + (f", {a.evictions} evictions"
+                                                   if heuristic.algorithm == "ims" or a.evictions else "")
+            lines.append(f"  {who}tried II {a.ii}: {a.outcome} ({work})")
+    if s.exact is not None:
+        for a in s.attempts:
+            lines.append(f"  CP-SAT, II {a.ii}: {a.outcome}")
+    else:
+        lines.append(f"  stage scheduling: {s.stage_moves} operation{'s' if s.stage_moves != 1 else ''} moved by whole "
+                     "stages (same rows, so the same resources) to shorten lifetimes")
     p = res.pressure
     longest = max(p.lifetime.items(), key=lambda kv: kv[1], default=None)
     if longest is not None:
@@ -160,6 +183,7 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
                        "distance": d.distance, "reason": d.reason, **({"mem": d.detail} if d.detail else {})}
                       for d in sorted(res.dag.deps, key=lambda d: (d.src, d.dst))],
             "code": [{"label": b.label, "instructions": [str(i) for i in b.instrs]} for b in res.blocks],
+            **({"exact": s.exact.to_json()} if s.exact is not None else {}),
         })
         out.append(entry)
     return out

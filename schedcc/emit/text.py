@@ -59,6 +59,9 @@ def format_block(res: BlockResult, target_name: str) -> str:
     lines = [block_header(res, target_name)]
     lines += ["  " + line for line in _table(rows, ["cycle", "unit", "#", "instruction", "stall"], {0})]
     lines.append("  " + summary_line(res))
+    if res.exact is not None:
+        from schedcc.emit.exact_out import exact_line
+        lines.append("  " + exact_line(res.exact))
     return "\n".join(lines)
 
 

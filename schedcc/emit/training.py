@@ -28,6 +28,7 @@ def format_step(result, name: str) -> str:
              f"  exposed communication  {_ms(result.exposed_comm_us)} ({result.exposed_fraction:.1%} of communication)",
              f"  overlap ratio          {result.overlap_ratio:.3f}  (computing while communicating / communicating)",
              f"  bubble                 {result.bubble:.1%}  (compute stream idle, mean over ranks)",
+             *_exact_lines(result),
              *([f"  note: {result.note}"] if result.note else []),
              "",
              "  rank  compute (ms)  comm (ms)  exposed (ms)  overlap  bubble  peak act (GiB)  utilisation"]
@@ -37,6 +38,17 @@ def format_step(result, name: str) -> str:
                      f"{s.exposed_comm_us / 1000:>12,.3f}  {s.overlap_ratio:>7.3f}  {s.bubble:>6.1%}  "
                      f"{s.peak_activation_bytes / 2**30:>14.2f}  {util}")
     return "\n".join(lines) + "\n"
+
+
+def _exact_lines(result) -> list[str]:
+    """With ``--exact``: the solver's verdict on the whole simulated run (all iterations)."""
+    if result.exact is None:
+        return []
+    from schedcc.emit.exact_out import exact_line
+    from schedcc.training.costs import TICKS_PER_US
+    line = exact_line(result.exact, show=lambda ticks: _ms(ticks / TICKS_PER_US),
+                      heuristic=f"{result.policy} list schedule")
+    return [f"  {line}", f"    (the makespan of all {result.iterations} simulated steps)"]
 
 
 def format_compare(results, name: str) -> str:

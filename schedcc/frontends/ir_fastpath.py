@@ -80,11 +80,11 @@ def _mem(m: re.Match, line: int):
     if lone is not None:
         if arr is None:
             raise ValueError  # [16] is not a pointer reference; let Lark say so
-        aff = Affine((), int(lone))
+        aff = Affine((), parse_number(lone))  # out of range: Lark reports it, located
     else:
         if reg in _KEYWORDS:
             raise ValueError
-        const = int(num) if num else 0
+        const = parse_number(num) if num else 0
         aff = Affine(((reg, 1),), -const if sign == "-" else const)
     return Mem(arr, aff)
 

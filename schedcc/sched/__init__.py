@@ -4,6 +4,9 @@
 * :mod:`.modulo` software-pipelines a loop body (:mod:`.ims`, :mod:`.swing`;
   bounds on II: :mod:`.mii`; register pressure and stage scheduling: :mod:`.lifetimes`);
 * :mod:`.bounds` gives lower bounds on a block's makespan;
+* :mod:`.exact` and :mod:`.exact_modulo` solve the same problems exactly with
+  CP-SAT (:mod:`.cpsat`), with a proof; :mod:`.exact_explain` finds the
+  heuristic's decisions that cost cycles;
 * :mod:`.solve` runs schedule -> verify -> refine for every domain.
 
 The verifiers that check any schedule, however it was made, are apart in

@@ -13,7 +13,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from schedcc.problem import SchedGraph
 
@@ -33,10 +33,12 @@ class Step:
 class Schedule:
     """An issue cycle and a unit for every node of ``graph``.
 
-    Nodes are the graph's (its keys when it names them, as a graph read from
-    networkx does). ``order`` lists the nodes in issue order (by cycle, then
+    Nodes are the graph's numbers ``0..n-1``; a schedule made for a networkx
+    graph names them as that graph does instead (``by_key``). ``order`` lists the nodes in issue order (by cycle, then
     the order the scheduler picked them). ``makespan`` = max over nodes of
-    cycle + latency; issue cycles start at 0.
+    cycle + latency; issue cycles start at 0. ``exact`` is set by the exact
+    strategy (:mod:`schedcc.sched.exact`): its status, bound and the heuristic's
+    schedule it was compared with.
     """
 
     graph: SchedGraph
@@ -47,6 +49,9 @@ class Schedule:
     priority_name: str = ""
     priority: Sequence[float] = field(default_factory=list)
     steps: list[Step] | None = None
+    exact: Any = None    # an exact strategy's proof: schedcc.sched.exact.ExactInfo
+    repair_round: int = 0  # the list scheduler's repair round that made it (0: the plain run)
+    by_key: bool = False   # nodes named by the graph's keys rather than numbered
 
     @property
     def dag(self) -> SchedGraph:
@@ -56,7 +61,7 @@ class Schedule:
     @property
     def makespan(self) -> int:
         ops = self.graph.ops
-        if self.graph.keys is not None:
+        if self.by_key:
             index = self.graph.index
             return max((c + ops[index[n]].latency for n, c in self.cycle.items()), default=0)
         return max((c + ops[n].latency for n, c in self.cycle.items()), default=0)

@@ -11,7 +11,10 @@ was verified.
 * :class:`ListStrategy`: the list scheduler (:mod:`schedcc.sched.list_scheduler`),
   checked by :func:`schedcc.verifier.verify_schedule`;
 * :class:`ModuloStrategy`: the modulo scheduler (:mod:`schedcc.sched.modulo`),
-  checked by :func:`schedcc.verifier.verify_modulo`.
+  checked by :func:`schedcc.verifier.verify_modulo`;
+* the exact strategies, :class:`schedcc.sched.exact.ExactStrategy` and
+  :class:`schedcc.sched.exact_modulo.ExactModuloStrategy`: CP-SAT from a
+  heuristic strategy's schedule, checked by the same verifiers.
 
 Example::
 
@@ -51,14 +54,16 @@ class Strategy(Protocol):
 
 @dataclass(frozen=True)
 class ListStrategy:
-    """List scheduling with *priority* (a name from :data:`schedcc.sched.PRIORITIES` or a function)."""
+    """List scheduling with *priority* (a name from :data:`schedcc.sched.PRIORITIES` or a function),
+    repaired unless *repair* is False."""
 
     priority: str | PriorityFunction = "critical-path"
     explain: bool = False
     name: str = "list"
+    repair: bool = True      # the list scheduler's repair rounds (schedcc.sched.list_scheduler)
 
     def schedule(self, graph: SchedGraph):
-        return list_schedule(graph, priority=self.priority, explain=self.explain)
+        return list_schedule(graph, priority=self.priority, explain=self.explain, repair=self.repair)
 
     def verify(self, graph: SchedGraph, schedule) -> None:
         verify_schedule(graph, schedule.cycle, schedule.unit)

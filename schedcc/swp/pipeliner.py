@@ -24,6 +24,7 @@ from schedcc.ir import Block, Program
 from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
+from schedcc.sched.cpsat import Limits
 from schedcc.sched.solve import ModuloStrategy, solve
 from schedcc.sched.lifetimes import RegisterPressure, register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
@@ -62,15 +63,27 @@ class PipelineResult:
 
 
 def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
-                  accept: AcceptFunction | None = None) -> LoopResult:
-    """Modulo-schedule one loop, verify the schedule and generate its code."""
-    before = list_schedule(build_dag(loop.block, target), target).makespan
+                  accept: AcceptFunction | None = None, exact: Limits | None = None,
+                  before: int | None = None) -> LoopResult:
+    """Modulo-schedule one loop, verify the schedule and generate its code; with *exact*
+    (the solver's limits) the II is the proven minimum and the registers the fewest
+    (:class:`~schedcc.sched.exact_modulo.ExactModuloStrategy`, from *algorithm*'s schedule).
+    *before*: the body's list-schedule makespan (default priority, with repair) when the
+    caller has it already."""
+    if before is None:
+        before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
         return LoopResult(loop, cycles_before=before, reason=loop.reason)
     dag = loop_dag(loop, target)
     options = (("accept", accept),) if accept is not None else ()
+    strategy = ModuloStrategy(algorithm, options)
+    if exact is not None:
+        if accept is not None:
+            raise SchedccError("the exact modulo scheduler takes no accept() callback")
+        from schedcc.sched.exact_modulo import ExactModuloStrategy
+        strategy = ExactModuloStrategy(exact, strategy, frozenset(loop.address_only_uses()))
     try:
-        sched = solve(dag, ModuloStrategy(algorithm, options), bound=False).schedule
+        sched = solve(dag, strategy, bound=False).schedule
     except SchedccError as err:
         return LoopResult(loop, dag, cycles_before=before, reason=err.message)
     pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()))
@@ -79,8 +92,10 @@ def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
 
 
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
-                     accept: AcceptFunction | None = None) -> PipelineResult:
-    """Pipeline every loop of *program* that can be; see the module docstring."""
+                     accept: AcceptFunction | None = None, exact: Limits | None = None,
+                     before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
+    """Pipeline every loop of *program* that can be; see the module docstring (and
+    :func:`pipeline_loop` for *exact* and *before*, here per (function, block label))."""
     tgt = load_target(target)  # a public entry point: a model's name works too
     check_opcodes(program, tgt)
     results: list[LoopResult] = []
@@ -88,7 +103,7 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
     for func in program.functions:
         new_blocks: dict[str, list[Block]] = {}
         for loop in find_loops(func):
-            res = pipeline_loop(loop, tgt, algorithm, accept)
+            res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
             results.append(res)
             if res.blocks is not None:
                 new_blocks[loop.block.label] = res.blocks

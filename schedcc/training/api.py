@@ -56,7 +56,7 @@ def _graph(step: Program | TrainingGraph, target: Target, groups, overrides) -> 
 
 def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = "priority",
              iterations: int = 3, groups: dict[str, int] | None = None,
-             overrides: dict[str, str] | None = None, **options) -> StepResult:
+             overrides: dict[str, str] | None = None, exact=None, **options) -> StepResult:
     """Schedule a training step on a cluster model and measure it.
 
     *step* is a parsed program (:func:`load_step`, :func:`generate`) or a
@@ -64,17 +64,19 @@ def schedule(step: Program | TrainingGraph, target: Target | str, policy: str = 
     once when scoring many policies). *policy* is one of ``fifo``, ``ddp``,
     ``priority``, ``critical-path``; *options* are ``bucket_mb``,
     ``partition_mb``, ``credit_mb``. ``iterations`` steps are simulated and
-    the step before the last is measured (1: just one step).
+    the step before the last is measured (1: just one step). With *exact*
+    (:class:`~schedcc.sched.cpsat.Limits`) CP-SAT improves the schedule within the
+    limit and proves a bound (``StepResult.exact``).
     """
     if iterations < 1:
         raise SchedccError(f"iterations must be at least 1, got {iterations}")
     with paused_gc():
         tg = _graph(step, _resolve(step, target), groups, overrides)
         plan = make_plan(tg, policy, **options)
-        result = summarize(run_plan(tg, plan, iterations), policy, tg.target.name, len(tg))
+        result = summarize(run_plan(tg, plan, iterations, exact), policy, tg.target.name, len(tg))
         if plan.fallback is not None:
             try:
-                other = summarize(run_plan(tg, plan.fallback, iterations), policy, tg.target.name, len(tg))
+                other = summarize(run_plan(tg, plan.fallback, iterations, exact), policy, tg.target.name, len(tg))
             except SchedccError:  # the program order deadlocks: nothing to compare with
                 other = None
             if other is not None and other.step_time_us < result.step_time_us:

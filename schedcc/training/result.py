@@ -120,6 +120,11 @@ class StepResult:
     note: str = ""  # what the policy did beyond its rule (critical-path keeping the program order)
 
     @property
+    def exact(self):
+        """The exact solver's :class:`~schedcc.sched.exact.ExactInfo` (ticks), None without it."""
+        return self.run.exact if self.run is not None else None
+
+    @property
     def exposed_fraction(self) -> float:
         """Exposed communication / communication time (0 when there is none)."""
         return self.exposed_comm_us / self.comm_us if self.comm_us else 0.0
@@ -149,7 +154,18 @@ class StepResult:
         data["exposed_fraction"] = self.exposed_fraction
         data["peak_activation_bytes"] = {str(k): v for k, v in self.peak_activation_bytes.items()}
         data["ranks"] = [asdict(s) for s in self.ranks]
+        if self.exact is not None:  # makespans of all the simulated iterations, in microseconds
+            data["exact"] = exact_json_us(self.exact)
         return data
+
+
+def exact_json_us(info) -> dict:
+    """The ``exact`` object of a step's JSON: the solver's ticks as microseconds."""
+    data = info.to_json()
+    for key in ("makespan", "lower_bound", "heuristic_makespan"):
+        data[key] = data[key] / TICKS_PER_US
+    data["units"] = "us"
+    return data
 
 
 def window_of(run: Run) -> tuple[int, int]:

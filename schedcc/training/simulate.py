@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import Hashable, Iterator
+from typing import Any, Hashable, Iterator
 
 import networkx as nx
 
@@ -58,6 +58,7 @@ class Run:
     unit: dict[Hashable, str]
     iterations: int
     issue: dict[Hashable, int] | None = None  # the scheduler's issue ticks (a recv is shown over its transfer)
+    exact: Any = None          # with exact: the solver's ExactInfo (makespan in ticks, bound, heuristic)
 
     def nodes(self) -> Iterator[tuple[Hashable, dict]]:
         """(key, attributes) of every operator of every iteration, in graph order."""
@@ -179,8 +180,10 @@ def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
     check_acyclic(g, "the schedule would deadlock (a cycle of dependences and stream order)")
 
 
-def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
-    """List-schedule *iterations* unrolled copies of *plan*; raise a located error on deadlock."""
+def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3, exact=None) -> Run:
+    """List-schedule *iterations* unrolled copies of *plan*; raise a located error on deadlock.
+    With *exact* (:class:`~schedcc.sched.cpsat.Limits`) CP-SAT improves the list schedule of
+    every round within the limit (:class:`~schedcc.sched.exact.ExactStrategy`)."""
     g = unroll(tg, plan, iterations)
     keys = g.keys
     if plan.priority is None:
@@ -209,7 +212,11 @@ def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
             refine.rounds += 1
             return stretched(graph, schedule.cycle, base_dur, contention)
         refine.rounds = 1
-    solved = solve(g, ListStrategy(by_plan), refine=refine, bound=False)
+    strategy = ListStrategy(by_plan)
+    if exact is not None:
+        from schedcc.sched.exact import ExactStrategy
+        strategy = ExactStrategy(exact, strategy)
+    solved = solve(g, strategy, refine=refine, bound=False)
     sched, g = solved.schedule, solved.graph
     start = {keys[i]: c for i, c in sched.cycle.items()}
     end = {keys[i]: c + g.ops[i].latency for i, c in sched.cycle.items()}
@@ -219,7 +226,7 @@ def run_plan(tg: TrainingGraph, plan: Plan, iterations: int = 3) -> Run:
             k = keys[i][0]
             start[keys[i]], end[keys[i]] = start[(k, send)], end[(k, send)]
     return Run(g, start, end, {keys[i]: u for i, u in sched.unit.items()}, iterations,
-               {keys[i]: c for i, c in sched.cycle.items()})
+               {keys[i]: c for i, c in sched.cycle.items()}, sched.exact)
 
 
 def stretched(g: SchedGraph, issue: dict, base_dur: list[int], contention: float) -> SchedGraph | None:

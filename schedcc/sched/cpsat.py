@@ -1,0 +1,137 @@
+"""What the exact strategies share: CP-SAT's solver settings, limits and answers.
+
+OR-Tools is imported here, and only when an exact strategy runs (importing it
+costs about 0.4 s, which a list-scheduling run should not pay).
+
+Determinism. CP-SAT's default parallel portfolio (``num_workers > 1``) races
+its workers: two runs on the same model can return two different optimal
+schedules (measured: 2 distinct schedules in 4 runs of a 64-instruction
+block). schedcc therefore runs
+
+* one worker by default (a single search is deterministic for a fixed
+  ``random_seed``), or, with ``workers > 1``, CP-SAT's *interleaved* search,
+  which is deterministic whatever the worker count;
+* the time limit twice: in CP-SAT's **deterministic time** (work units
+  calibrated to about one second each), so that a search stopped by it stops
+  at the same point on every run, and in wall-clock seconds, so that a run
+  never takes much longer than asked. Small models (blocks, loops) count
+  deterministic time about twice as fast as the clock, so their limit is the
+  deterministic one; large ones (training steps of 10^4 operators and more)
+  can reach the wall-clock limit first, and then a run stopped by it may
+  differ from the next: the answer says which limit stopped the search
+  (``stopped``: ``time limit`` or ``wall-clock limit``).
+
+Example::
+
+    >>> limits = Limits(time_limit=2.5)
+    >>> p = solver_parameters(limits)
+    >>> p["num_workers"], p["random_seed"], p["max_deterministic_time"], p["max_time_in_seconds"]
+    (1, 0, 2.5, 2.5)
+    >>> gap_percent(110, 100), gap_percent(100, 100), gap_percent(5, 0)
+    (10.0, 0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from schedcc.errors import SchedccError
+
+DEFAULT_TIME_LIMIT = 10.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long and how the solver may search: *time_limit* in deterministic seconds
+    (see the module docstring), *workers* search threads, *seed* CP-SAT's random seed."""
+
+    time_limit: float = DEFAULT_TIME_LIMIT
+    workers: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.time_limit > 0:
+            raise SchedccError(f"the time limit must be a positive number of seconds, got {self.time_limit:g}")
+        if self.workers < 1:
+            raise SchedccError(f"the solver needs at least one worker, got {self.workers}")
+
+    def share(self, fraction: float) -> "Limits":
+        """The same settings with *fraction* of the time (at least 0.05 s)."""
+        return Limits(max(self.time_limit * fraction, 0.05), self.workers, self.seed)
+
+
+def solver_parameters(limits: Limits) -> dict[str, Any]:
+    """The CP-SAT parameters schedcc sets (everything else is CP-SAT's default)."""
+    params: dict[str, Any] = {
+        "num_workers": limits.workers,
+        "random_seed": limits.seed,
+        "max_deterministic_time": float(limits.time_limit),
+        "max_time_in_seconds": float(limits.time_limit),
+    }
+    if limits.workers > 1:
+        params["interleave_search"] = True  # CP-SAT's deterministic multi-threaded search
+    return params
+
+
+def cp_model():
+    """The ``ortools.sat.python.cp_model`` module (imported on first use)."""
+    try:
+        from ortools.sat.python import cp_model as module
+    except ImportError as err:  # pragma: no cover - ortools is a dependency
+        raise SchedccError("--exact needs OR-Tools (pip install ortools)", notes=[str(err)]) from None
+    return module
+
+
+@dataclass
+class Outcome:
+    """What one CP-SAT run found: ``status`` is ``optimal``, ``feasible``, ``infeasible`` or
+    ``unknown`` (nothing found in time); ``bound`` the best proven bound on the objective."""
+
+    status: str
+    objective: float | None
+    bound: float | None
+    seconds: float
+    stopped: str            # "" when the search finished, else what stopped it
+    solver: Any = None      # the CpSolver, to read the values from
+
+    def value(self, var) -> int:
+        return int(self.solver.value(var))
+
+
+def run(model, limits: Limits) -> Outcome:
+    """Solve *model* with schedcc's settings. O(the solver's work, bounded by *limits*)."""
+    cp = cp_model()
+    solver = cp.CpSolver()
+    for name, value in solver_parameters(limits).items():
+        setattr(solver.parameters, name, value)
+    start = time.perf_counter()
+    try:
+        code = solver.solve(model)
+    except IndexError:
+        # OR-Tools 9.15's presolve can throw std::out_of_range (absl::btree_map::at) while
+        # carrying a solution hint through it (google/or-tools#5288): solve without the hint.
+        # Deterministic: the same model fails the same way. Only the search's start changes.
+        model.clear_hints()
+        code = solver.solve(model)
+    seconds = time.perf_counter() - start
+    name = solver.status_name(code)
+    if name == "MODEL_INVALID":  # a bug in the model builder, never in the input
+        raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
+    status = {"OPTIMAL": "optimal", "FEASIBLE": "feasible", "INFEASIBLE": "infeasible"}.get(name, "unknown")
+    stopped = ""
+    if status in ("feasible", "unknown"):
+        deterministic = solver.deterministic_time >= limits.time_limit * 0.999
+        stopped = "time limit" if deterministic else "wall-clock limit"
+    has_objective = status in ("optimal", "feasible") and model.has_objective()
+    objective = solver.objective_value if has_objective else None
+    bound = solver.best_objective_bound if model.has_objective() and status != "infeasible" else None
+    return Outcome(status, objective, bound, seconds, stopped, solver)
+
+
+def gap_percent(value: float, bound: float) -> float:
+    """How far *value* may be above the optimum, in percent of the *bound* on it (0 when equal)."""
+    if bound <= 0 or value <= bound:
+        return 0.0
+    return round(100.0 * (value - bound) / bound, 2)
