@@ -139,7 +139,10 @@ class Mem:
         return self.index.regs()
 
     def __str__(self) -> str:
-        return f"{self.array or ''}[{self.index}]"
+        text = self.__dict__.get("_text")  # the DAG's reasons and the JSON both print it
+        if text is None:
+            text = self.__dict__["_text"] = f"{self.array or ''}[{self.index}]"
+        return text
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,9 @@ class Instr:
 
     def uses(self) -> tuple[str, ...]:
         """Registers read, in operand order, duplicates removed."""
+        cached = self.__dict__.get("_uses")  # every pass asks; the instruction never changes
+        if cached is not None:
+            return cached
         seen: dict[str, None] = {}
         for op in self.operands:
             if isinstance(op, Reg):
@@ -214,7 +220,8 @@ class Instr:
             elif isinstance(op, Mem):
                 for r in op.regs():
                     seen[r] = None
-        return tuple(seen)
+        cached = self.__dict__["_uses"] = tuple(seen)  # not a field: equality and hash ignore it
+        return cached
 
     def _mem_operand(self) -> Mem | None:
         for op in self.operands:
@@ -337,6 +344,34 @@ class Program:
         return print_program(self)
 
 
+# -- building many quickly -------------------------------------------------------
+# A frozen dataclass's __init__ sets each field through object.__setattr__; front
+# ends build a hundred thousand instructions and locations, so they fill the
+# instance dict directly: the same object (equality, hash, repr), a third of the cost.
+_new = object.__new__
+assert tuple(f for f in Instr.__dataclass_fields__) == (
+    "opcode", "dest", "operands", "attrs", "loc", "syntax", "opcode_loc"), "update new_instr"
+assert tuple(Loc.__dataclass_fields__) == ("file", "line", "col"), "update new_loc"
+
+
+def new_instr(opcode: str, dest: Reg | None, operands: tuple, attrs: tuple, loc: Loc | None,
+              syntax: str = "named", opcode_loc: Loc | None = None) -> Instr:
+    """``Instr(opcode, dest, operands, attrs, loc, syntax, opcode_loc)``, built faster."""
+    obj = _new(Instr)
+    d = obj.__dict__
+    d["opcode"], d["dest"], d["operands"], d["attrs"] = opcode, dest, operands, attrs
+    d["loc"], d["syntax"], d["opcode_loc"] = loc, syntax, opcode_loc
+    return obj
+
+
+def new_loc(file: str, line: int, col: int) -> Loc:
+    """``Loc(file, line, col)``, built faster."""
+    obj = _new(Loc)
+    d = obj.__dict__
+    d["file"], d["line"], d["col"] = file, line, col
+    return obj
+
+
 # -- printing ---------------------------------------------------------------
 
 def _attrs_text(attrs: tuple[tuple[str, Attr], ...]) -> str:
@@ -348,9 +383,11 @@ def _attrs_text(attrs: tuple[tuple[str, Attr], ...]) -> str:
 def format_instr(instr: Instr) -> str:
     """Render one instruction as IR text (without indentation or comment)."""
     ops = instr.operands
-    dest = f"{instr.dest} = " if instr.dest is not None else ""
+    dest = f"{instr.dest.name} = " if instr.dest is not None else ""
     if instr.syntax == "infix" and instr.opcode in OPCODE_INFIX and len(ops) == 2:
-        body = f"{ops[0]} {OPCODE_INFIX[instr.opcode]} {ops[1]}"
+        a, b = ops  # registers by name: no __str__ call for the commonest operand
+        body = (f"{a.name if a.__class__ is Reg else a} {OPCODE_INFIX[instr.opcode]} "
+                f"{b.name if b.__class__ is Reg else b}")
     elif instr.syntax == "neg" and instr.opcode == "neg" and len(ops) == 1:
         body = f"-{ops[0]}"
     elif instr.syntax == "copy" and instr.opcode == "mov" and len(ops) == 1 and dest:

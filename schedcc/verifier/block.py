@@ -210,7 +210,9 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     if missing or len(cycle) != n:
         bad.append(f"the schedule covers {len(cycle)} of {n} instructions")
         raise VerificationError(bad)
-    latency = [tgt.class_of(ins).cost_of(ins)[0] for ins in instrs]
+    classes = [tgt.class_of(ins) for ins in instrs]
+    costs = [cls.cost_of(ins) for cls, ins in zip(classes, instrs)]  # (latency, occupancy)
+    latency = [c[0] for c in costs]
 
     def need(i: int, j: int, lat: int, what: str) -> None:
         if cycle[j] < cycle[i] + lat:
@@ -221,8 +223,14 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     defined_by: dict[str, int] = {}
     readers: dict[str, list[int]] = defaultdict(list)
     refs: list[_Ref] = []
+    war, waw = tgt.war_latency, tgt.waw_latency
     for j, ins in enumerate(instrs):
-        mem = ins.mem_read or ins.mem_write
+        cj = cycle[j]
+        mem = None
+        for op in ins.operands:
+            if isinstance(op, Mem):
+                mem = op
+                break
         if _side_effects(ins):
             refs.append(_Ref(j, "*", ((), 0, 1), True, True))
         elif mem is not None:
@@ -233,22 +241,24 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
                                  source.array is not None and ins.attr("src_private") is True))
             address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
                        _width(ins))
-            refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None,
+            reads = ins.dest is not None  # a destination: the memory operand is read, else written
+            refs.append(_Ref(j, mem.array, address, reads, not reads,
                              mem.array is not None and ins.attr("private") is True))
         for r in ins.uses():
-            if r in defined_by:
-                i = defined_by[r]
-                if cycle[j] < cycle[i] + latency[i]:
-                    bad.append(f"'{ins}' at cycle {cycle[j]} reads {r} before '{instrs[i]}' "
+            i = defined_by.get(r)
+            if i is not None:
+                if cj < cycle[i] + latency[i]:
+                    bad.append(f"'{ins}' at cycle {cj} reads {r} before '{instrs[i]}' "
                                f"(cycle {cycle[i]}) has produced it: needs cycle >= {cycle[i] + latency[i]} (RAW)")
             readers[r].append(j)
         if ins.dest is not None:
             r = ins.dest.name
             for k in readers[r]:
-                if k != j:
-                    need(k, j, tgt.war_latency, f"overwrites {r} still to be read by (WAR)")
-            if r in defined_by:
-                need(defined_by[r], j, tgt.waw_latency, f"writes {r} out of order with (WAW)")
+                if k != j and cj < cycle[k] + war:
+                    need(k, j, war, f"overwrites {r} still to be read by (WAR)")
+            i = defined_by.get(r)
+            if i is not None and cj < cycle[i] + waw:
+                need(i, j, waw, f"writes {r} out of order with (WAW)")
             defined_by[r] = j
             readers[r] = []
 
@@ -268,12 +278,11 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         if c < 0:
             bad.append(f"'{ins}' has negative cycle {c}")
         per_cycle[c] += 1
-        cls = tgt.class_of(ins)
+        cls = classes[i]
         u = unit.get(i)
         if u not in cls.units:
             bad.append(f"'{ins}' runs on {u}, but its class '{cls.name}' may use only {', '.join(cls.units)}")
-        occupancy = cls.cost_of(ins)[1]
-        busy[str(u)].append((c, c + occupancy, i))
+        busy[u if type(u) is str else str(u)].append((c, c + costs[i][1], i))
         for extra, cycles in cls.also:
             busy[extra].append((c, c + cycles, i))
     for c, count in sorted(per_cycle.items()):

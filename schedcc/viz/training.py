@@ -24,7 +24,7 @@ from schedcc.training.result import StepResult
 
 COLORS = {"forward": "#4e79a7", "backward": "#f28e2b", "weight grad": "#59a14f", "optimizer": "#b07aa1",
           "compute": "#4e79a7", "comm:dp": "#e15759", "comm:tp": "#edc948", "comm:pp": "#76b7b2",
-          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#f28e2b", "I": "#f28e2b", "W": "#59a14f",
+          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#c4661f", "I": "#f28e2b", "W": "#59a14f",
           "OVERLAP_F_B": "#b07aa1", "transfer": "#76b7b2"}
 
 
