@@ -15,6 +15,10 @@ and that of the tile loop kept as a loop with flags across its back edge
 (``loop/tile``, 6 iterations run back to back; ``carried``: flags across the
 back edge / carried dependences between pipes).
 
+Buffers by lifetime (issue 10): per example and buffer count, the bytes of
+UB with one region per tile, the most alive at once, and what is allocated
+when tiles never alive at once share (``schedcc.ascend.alloc``).
+
 The overlapped numbers come from the tile loop unrolled over rotating buffers
 (``--tiles N --buffers K``, :mod:`schedcc.ascend.tiles`), list-scheduled:
 steady state = (cycles for 32 tiles - cycles for 16 tiles) / 16, for the
@@ -39,7 +43,7 @@ from schedcc import parse  # noqa: E402
 from schedcc.ascend.kernel import compile_kernels  # noqa: E402
 from schedcc.errors import SchedccError  # noqa: E402
 
-EXAMPLES = ["vector_add", "matmul", "softmax", "flash_attention"]
+EXAMPLES = ["vector_add", "matmul", "softmax", "flash_attention", "gelu"]
 GOAL_WITHIN = {"vector_add": 0.05, "matmul": 0.05}
 
 
@@ -114,6 +118,27 @@ def scale(target: str, tiles: int, repeat: int) -> dict:
     return best
 
 
+def buffer_sharing(target: str) -> list[str]:
+    from schedcc.ascend.alloc import share_buffers
+    from schedcc.ascend.model import ascend_model
+    from schedcc.target import load_target
+    model = ascend_model(load_target(target))
+    lines = []
+    for name in EXAMPLES:
+        program = parse((ROOT / "examples" / "ascend" / f"{name}.ir").read_text(), name)
+        cells = []
+        for buffers in (1, 2, 3, 4):
+            try:
+                _, allocs = share_buffers(program, model, buffers)
+                u = allocs[0].buffers.get("UB")
+                cells.append(f"{u.per_tile // 1024}/{u.peak // 1024}/{u.allocated // 1024}"
+                             + ("*" if allocs[0].shared else "") if u else "-")
+            except SchedccError:
+                cells.append("no fit")
+        lines.append(f"{name:<16} " + " ".join(f"{c:>13}" for c in cells))
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--target", default="ascend910b")
@@ -141,6 +166,11 @@ def main() -> int:
         saved = 1 - r["flags"] / r["flags_before"] if r["flags_before"] else 0
         print(f"{r['name']:<16} {r['flags_before']:>6} {r['flags']:>6} {100 * saved:>5.0f}%  "
               f"{r['barriers_before']:>9} {r['barriers']:>8}  {r['ids']}")
+    print()
+    print("UB by lifetime, KiB: one region per tile / most alive at once / allocated (* shared), "
+          "for BUFFER_NUM 1-4")
+    for line in buffer_sharing(args.target):
+        print(line)
     print()
     rows = pipelined(args.target)
     if rows is None:

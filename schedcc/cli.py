@@ -15,7 +15,7 @@ import traceback
 from typing import Callable
 
 from schedcc.resources import VERSION as __version__
-from schedcc.errors import SchedccError, attach_source
+from schedcc.errors import SchedccError
 from schedcc._perf import paused_gc
 from schedcc.fileio import transaction
 
@@ -85,9 +85,6 @@ def main(argv: list[str] | None = None) -> int:
         with transaction(), paused_gc():
             return run(args)
     except SchedccError as err:
-        text = getattr(args, "_source_text", None)
-        if text is not None:
-            attach_source(err, text)
         sys.stderr.write(err.render() + "\n")
         return EXIT_INPUT
     except KeyboardInterrupt:

@@ -77,3 +77,14 @@ def test_ex6_loongarch(capsys):
     ex = A / "06-loongarch"
     rc, out = run(capsys, "check", ex / "mine.s", "--against", ex / "poly.s", "--target", "la464")
     assert rc == 0, out
+
+
+def test_ex7_compiler_loops_are_pipelined_and_restrict_matters(capsys, tmp_path):
+    ex = A / "07-pipeline-your-loops"
+    rc, out = run(capsys, ex / "loops.ll", "--target", "la464", "--pipeline")
+    assert rc == 0
+    iis = dict(re.findall(r"^(@\w+) / \S+: software-pipelined[^\n]*\n(?:.*\n){2}  II (\d+)", out, flags=re.M))
+    assert int(iis["@axpy"]) > 2 * int(iis["@axpy_restrict"])   # the memory recurrence without restrict
+    rc, out = run(capsys, ex / "loops.s", "--target", "la464", "--pipeline", "-o", tmp_path / "loops.swp.s")
+    assert rc == 0 and out.count("software-pipelined") == 3
+    assert "sltui" in (tmp_path / "loops.swp.s").read_text()   # the run-time check of part C

@@ -211,3 +211,17 @@ def test_exact_pipelined_code_computes_the_same(name):
     before = format_result(run_program(prog, array_size=40))
     after = format_result(run_program(res.transformed, array_size=40))
     assert before == after
+
+
+def test_a_block_whose_hint_crashed_cp_sat_presolve_is_still_solved():
+    """Found by the legality property test: OR-Tools 9.15 threw std::out_of_range
+    (absl::btree_map::at) in presolve with this block's hint; it is solved without it."""
+    text = ("r0 = r0 + r0\nr0 = r0 + r0\nr0 = r0 + r0\nr1 = call f(r0)\nr0 = r0 / r0\n"
+            "r2 = load A[i + 0]\nr3 = load A[i + 0]\nr0 = r0 + r0\nr0 = load A[i + 0]\nr1 = load A[i + 0]\n")
+    block = _block(text)
+    g = build_dag(block, TARGETS["mips4"])
+    heuristic = list_schedule(g, priority="critical-path")
+    s = exact_schedule(g, heuristic, QUICK)
+    verify_schedule(g, s.cycle, s.unit)
+    verify(block, TARGETS["mips4"], s.cycle, s.unit)
+    assert s.exact.optimal and s.makespan <= heuristic.makespan

@@ -5,6 +5,7 @@ writes a JUnit report; each item then checks its own file's result and shows
 that file's output when it fails, so one failure hides no other.
 """
 
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -21,9 +22,11 @@ FILES = sorted(p.relative_to(LIT_DIR).as_posix() for p in LIT_DIR.rglob("*")
 @pytest.fixture(scope="module")
 def lit_results(tmp_path_factory) -> dict[str, tuple[bool, str]]:
     report = tmp_path_factory.mktemp("lit") / "lit.xml"
+    output = tmp_path_factory.mktemp("lit-output")  # this run's own: parallel runs do not collide
     proc = subprocess.run([sys.executable, "-c", "import sys; from lit.main import main; sys.exit(main())",
                            "-q", "-j2", "--xunit-xml-output", str(report), str(LIT_DIR)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "SCHEDCC_LIT_OUTPUT": str(output)})
     if not report.exists():
         pytest.fail("lit did not run:\n" + proc.stdout + proc.stderr)
     results = {}

@@ -142,3 +142,18 @@ def test_howard_agrees_with_the_binary_search(g):
         lat, dist, _ = max_cycle_ratio(nodes, inside)
         searched = _rec_mii_by_search(nodes, inside)
         assert (math.ceil(lat / dist) if lat > 0 else None) == searched
+
+
+from schedcc.sched.mii import strongly_connected  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=30))))
+def test_strongly_connected_yields_networkx_components_in_networkx_order(case):
+    """The order matters: the first component of the largest ratio names the recurrence."""
+    n, arcs = case
+    g = nx.DiGraph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(arcs)
+    assert list(strongly_connected(n, arcs)) == list(nx.strongly_connected_components(g))

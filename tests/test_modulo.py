@@ -64,7 +64,7 @@ def test_accept_callback_raises_ii():
         seen.append(s.ii)
         return True if s.ii >= 4 else f"II {s.ii}: double buffers do not fit"
     s = modulo_schedule(lecture_dag(), "la464", accept=accept)
-    assert s.ii == 4 and seen == [2, 3, 4]
+    assert s.ii == 4 and seen == [2, 3, 5, 4]  # gallop from the MII 2 (+1, +3), then bisect back
     assert [a.outcome for a in s.attempts][:2] == ["rejected: II 2: double buffers do not fit",
                                                    "rejected: II 3: double buffers do not fit"]
     assert modulo_schedule(lecture_dag(), "la464", accept=lambda s: s.ii > 2 or False).ii == 3
@@ -177,3 +177,85 @@ def test_random_graphs_schedule_and_verify(g, width, algorithm, staged):
     assert 0 <= min(s.cycle.values()) < s.ii
     p = register_pressure(g, s.ii, s.cycle)
     assert p.registers >= p.max_live
+
+
+# -- the dependences the modulo schedulers may leave out -------------------------------------
+
+from schedcc.problem import Dep, as_graph  # noqa: E402
+from schedcc.sched.mii import rec_mii  # noqa: E402
+from schedcc.sched.mrt import LoopStructure, implied_deps, longest_paths  # noqa: E402
+
+
+def _longest_from(g, kept, src, dist_limit):
+    """Longest latency of a path src -> each node over *kept* deps with distance sum <= dist_limit
+    (at most one distance-1 edge, none longer; the distance-0 edges are acyclic). None: no path."""
+    order = g.topological_order
+    best = [[None] * len(g) for _ in range(dist_limit + 1)]
+    best[0][src] = 0
+    for level in range(dist_limit + 1):
+        if level:
+            for d in kept:
+                if d.distance == 1 and best[level - 1][d.src] is not None:
+                    x = best[level - 1][d.src] + d.latency
+                    if best[level][d.dst] is None or x > best[level][d.dst]:
+                        best[level][d.dst] = x
+        for u in order:
+            if best[level][u] is None:
+                continue
+            for d in kept:
+                if d.src == u and d.distance == 0:
+                    x = best[level][u] + d.latency
+                    if best[level][d.dst] is None or x > best[level][d.dst]:
+                        best[level][d.dst] = x
+    return [max((b[v] for b in best if b[v] is not None), default=None) for v in range(len(g))]
+
+
+def _earliest(g, ii):
+    """Earliest starts over every dependence at *ii* (Bellman-Ford, no positive cycle at ii)."""
+    val = [0] * len(g)
+    for _ in range(len(g) + 1):
+        changed = False
+        for d in g.deps:
+            if val[d.src] + d.latency - ii * d.distance > val[d.dst]:
+                val[d.dst] = val[d.src] + d.latency - ii * d.distance
+                changed = True
+        if not changed:
+            return val
+    raise AssertionError("a positive cycle")
+
+
+@settings(max_examples=150, deadline=None)
+@given(resource_graphs(), st.integers(0, 3))
+def test_every_dependence_left_out_is_implied_by_a_path_of_the_rest(g, dense):
+    graph = as_graph(g)
+    if dense:  # pairwise-ordered accesses, as memory dependences are: most of them implied
+        n, have = len(graph), {(d.src, d.dst) for d in graph.deps}
+        graph = graph.with_deps(Dep(u, v, "MEM", (u + v + dense) % 3, distance=0 if u < v else 1)
+                                for u in range(n) for v in range(n)
+                                if u != v and (u, v) not in have and (u * 7 + v * 3 + dense) % 4)
+    out = implied_deps(graph)
+    kept = [d for k, d in enumerate(graph.deps) if k not in out]
+    for k in out:
+        d = graph.deps[k]
+        assert d.distance <= 1 and d.src != d.dst
+        reach = _longest_from(graph, kept, d.src, d.distance)[d.dst]
+        assert reach is not None and reach >= d.latency, (d, kept)
+    # What IMS reads: the same earliest starts at every II as with every dependence.
+    structure = LoopStructure(graph)
+    first = max(rec_mii(graph).value, 1)
+    for ii in range(first, first + 3):
+        assert longest_paths(structure, ii, reverse=True) == _earliest(graph, ii)
+
+
+def test_the_driver_hands_the_pipeliner_the_loop_bodies_list_schedules():
+    """The block schedules the command prints are the 'before' the pipeliner compares with."""
+    from schedcc.dag import build_dag
+    from schedcc.driver.job import Job, Options, run_job
+    from schedcc.frontends import parse_source
+    from schedcc.sched import list_schedule
+    tgt = load_target("la464")
+    for path in LOOP_FILES[:12]:
+        res = run_job(Job(parse_source(Path(path).read_text(), path), tgt, Options(pipeline=True)))
+        for r in res.loops.loops:
+            if r.pipelined:
+                assert r.cycles_before == list_schedule(build_dag(r.loop.block, tgt), tgt).makespan

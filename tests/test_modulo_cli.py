@@ -84,11 +84,16 @@ def test_swing_option_reports_its_name(capsys):
     assert "(swing: Swing Modulo Scheduling (Llosa)" in out
 
 
-def test_assembly_loops_are_reported_not_pipelined(tmp_path, capsys):
+def test_assembly_loops_are_pipelined_and_written_as_assembly(tmp_path, capsys):
     code, out, err = run([ROOT / "examples/frontends/kernel.s", "--target", "la464", "--pipeline"], capsys)
     assert code == 0
-    assert "not pipelined: the loop ends with 'bnez $a4, .LBB0_2'" in out
-    out_ir = tmp_path / "k.ir"
-    code, out, err = run([ROOT / "examples/frontends/kernel.s", "--target", "la464", "--pipeline", "-o", out_ir],
+    assert "kernel / .LBB0_2: software-pipelined on la464" in out
+    out_s = tmp_path / "k.s"
+    code, out, err = run([ROOT / "examples/frontends/kernel.s", "--target", "la464", "--pipeline", "-o", out_s],
                          capsys)
-    assert code == 2 and "writes schedcc IR" in err and not out_ir.exists()
+    assert code == 0
+    text = out_s.read_text()
+    assert ".LBB0_2.kernel:" in text and "\tbnez\t$a4, .LBB0_2.orig" in text
+    original = (ROOT / "examples/frontends/kernel.s").read_text().splitlines()
+    label = next(k for k, line in enumerate(original) if line.startswith(".LBB0_2:"))
+    assert text.splitlines()[:label + 1] == original[:label + 1]   # everything before the loop, byte for byte

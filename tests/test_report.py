@@ -98,7 +98,7 @@ def find_chromium() -> str | None:
     return None
 
 
-def screenshot(page: Path, png: Path, width: int = 1280, height: int = 2400) -> None:
+def screenshot(page: Path, png: Path, width: int = 1280, height: int = 2400, env: dict | None = None) -> None:
     browser = find_chromium()
     with tempfile.TemporaryDirectory() as profile:
         cmd = [browser, "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -107,7 +107,8 @@ def screenshot(page: Path, png: Path, width: int = 1280, height: int = 2400) -> 
                f"--screenshot={png}", page.resolve().as_uri()]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.insert(1, "--no-sandbox")  # Chromium refuses to run as root inside its sandbox
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                              env=None if env is None else {**os.environ, **env})
     assert proc.returncode == 0 and png.exists(), proc.stderr[-2000:]
 
 
@@ -147,3 +148,85 @@ def test_without_graphviz_the_page_carries_the_dot_text(monkeypatch, lecture_tex
     page = report_html(result, lecture_text)
     assert "is not installed, so the DAG is given as DOT text" in page and "digraph" in page
     assert "scheduled order: 9 cycles" in page  # the rest of the page is there
+
+
+def latin_only_fontconfig(tmp_path: Path) -> dict:
+    """An environment in which fontconfig (so Chromium) knows only the DejaVu fonts: a
+    machine without any CJK font, like a fresh one without fonts-noto-cjk."""
+    dejavu = Path("/usr/share/fonts/truetype/dejavu")
+    if not (dejavu / "DejaVuSans.ttf").exists():
+        pytest.skip("fonts-dejavu-core is not installed (`python3 tasks.py test` installs it)")
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(f"""<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>{dejavu}</dir><cachedir>{tmp_path / "fc-cache"}</cachedir></fontconfig>
+""")
+    return {"FONTCONFIG_FILE": str(conf)}
+
+
+def shot(page: Path, png: Path, width: int, height: int, env: dict) -> None:
+    """A screenshot taken once the page's fonts have loaded (``--screenshot`` does not wait)."""
+    from cdp_screenshot import screenshot_when_fonts_ready
+    screenshot_when_fonts_ready(find_chromium(), page, png, width, height, env)
+
+
+def glyph_cells(image, count: int, size: int = 64) -> set[bytes]:
+    """The distinct pictures of the first *count* cells of a row of size x size cells."""
+    return {image[0:size, i * size:(i + 1) * size, :3].tobytes() for i in range(count)}
+
+
+@pytest.mark.skipif(find_chromium() is None,
+                    reason="chromium is not installed (apt-get install chromium; "
+                           "`python3 tasks.py test` installs it)")
+def test_chinese_text_renders_without_a_cjk_font(lecture_page, tmp_path):
+    """Issue 10: the lecture's Chinese comments rendered as boxes where no CJK font is
+    installed. The page now carries the glyphs it needs (a subset of a font of the
+    machine that made it), so a browser that has only Latin fonts draws them."""
+    pytest.importorskip("fontTools", reason="fontTools is not installed (it is a dependency of schedcc)")
+    from schedcc.report.fonts import FAMILY, cjk_characters, cjk_font_face
+    page = lecture_page.read_text()
+    chars = cjk_characters((ROOT / "examples" / "lecture.ir").read_text())
+    assert len(chars) >= 10
+    face, note = cjk_font_face(chars)
+    if note:
+        pytest.skip(f"this machine has no CJK font to embed ({note}); `python3 tasks.py test` installs one")
+    assert "@font-face" in page and f'"{FAMILY}"' in page and "unicode-range" in page
+    assert len(page) < 200_000  # a subset: a few KiB, not the font's megabytes
+    env = latin_only_fontconfig(tmp_path)
+
+    # The characters alone, one per 64-pixel cell, with and without the embedded face:
+    # without it every one is the same box (the test can tell), with it each its own glyph.
+    cells = "".join(f'<span style="display:inline-block;width:64px;height:64px">{c}</span>' for c in chars)
+    for name, css in (("with", face), ("without", "")):
+        (tmp_path / f"{name}.html").write_text(
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{css} body {{ margin: 0; '
+            f'font: 48px/64px "{FAMILY}", "DejaVu Sans", sans-serif; white-space: nowrap }}</style></head>'
+            f"<body>{cells}</body></html>")
+        shot(tmp_path / f"{name}.html", tmp_path / f"{name}.png", 64 * len(chars), 64, env)
+    with_face = glyph_cells(read_png(tmp_path / "with.png"), len(chars))
+    without = glyph_cells(read_png(tmp_path / "without.png"), len(chars))
+    assert len(without) < len(chars) // 2, "the browser found a CJK font: this test cannot tell boxes from glyphs"
+    assert len(with_face) == len(chars), "some characters drew the same picture: boxes"
+
+    # The report itself: its program listing draws differently with the face than without.
+    (tmp_path / "plain.html").write_text(re.sub(r"@font-face \{[^}]*\}[^<]*?\*/ ?", "", page))
+    shot(lecture_page, tmp_path / "page.png", 1280, 700, env)
+    shot(tmp_path / "plain.html", tmp_path / "plain.png", 1280, 700, env)
+    import numpy as np
+    a, b = read_png(tmp_path / "page.png"), read_png(tmp_path / "plain.png")
+    rows = np.nonzero(np.any(a[..., :3] != b[..., :3], axis=(1, 2)))[0]
+    assert len(rows) > 0, "the embedded face changed nothing on the page"
+    assert rows.min() > 125, "only the Chinese text may change (the header is above it)"
+    keep = os.environ.get("SCHEDCC_SCREENSHOT_DIR")
+    if keep:
+        shutil.copy(tmp_path / "page.png", Path(keep) / "report-cjk-without-cjk-fonts.png")
+
+
+def test_cjk_note_when_nothing_can_be_embedded(monkeypatch, lecture_text):
+    import schedcc.report.fonts as fonts
+    monkeypatch.setattr(fonts, "_candidates", lambda: ())
+    notes: list[str] = []
+    page = report_html(schedule_program(parse(lecture_text, "lecture.ir"), "mips4"), lecture_text, notes=notes)
+    assert "@font-face" not in page and '"schedcc CJK"' in page  # still named in the stacks
+    assert notes and "CJK" in notes[0] and "fonts-noto-cjk" in notes[0]
+    assert "needs a CJK font where it is viewed" in page  # said on the page too

@@ -84,7 +84,7 @@ def test_every_cluster_number_has_a_source_or_is_an_assumption(name, root):
     body = text.split("\n[cluster]\n", 1)[1]
     for line in body.splitlines():
         if "=" in line and not line.strip().startswith("#"):
-            assert re.search(r"#\s*\[(h100|dgx|a2|rep|assumption)\]", line), line
+            assert re.search(r"#\s*\[(h100|h100wp|cutlass|dgx|a2|rep|ascendc|assumption)\]", line), line
 
 
 def test_overrides_change_the_costs_and_are_checked():

@@ -22,6 +22,7 @@ from schedcc.problem import SchedGraph
 from schedcc.sched import Schedule
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.alloc import Allocation, share_buffers
 from schedcc.ascend.buffers import TilePlan, plan_tiles
 from schedcc.ascend.check import CheckResult, check_sync
 from schedcc.ascend.deps import event_dep, kernel_dag
@@ -42,6 +43,7 @@ class KernelResult:
     sync: SyncedKernel
     check: CheckResult | None  # None when checking was turned off
     tile_count: int = 1        # iterations of a tile loop in this block (after --tiles)
+    allocation: Allocation | None = None  # how its function's tiles sit in the buffers
 
     def times(self) -> tuple[dict[int, int], dict[int, int]]:
         """(start, end) per instruction: the checker's simulation of the synchronised
@@ -180,9 +182,10 @@ def compile_kernels(program: Program, target: Target | str, priority: str = "cri
 
     With ``tiles > 1`` every tile loop is unrolled that many times, its tiles
     in ``buffers`` rotating copies (:mod:`schedcc.ascend.tiles`); the copies
-    count against the buffers' capacities. With *exact* (the solver's
-    :class:`~schedcc.sched.cpsat.Limits`) every block is solved exactly
-    (``KernelResult.schedule.exact``).
+    count against the buffers' capacities. Tiles that do not fit one region
+    each share regions by lifetime (:mod:`schedcc.ascend.alloc`). With *exact*
+    (the solver's :class:`~schedcc.sched.cpsat.Limits`) every block is solved
+    exactly (``KernelResult.schedule.exact``).
     """
     tgt = load_target(target)
     if not is_ascend(tgt):
@@ -191,13 +194,17 @@ def compile_kernels(program: Program, target: Target | str, priority: str = "cri
     check_opcodes(program, tgt)
     model = ascend_model(tgt)
     loops = {(f.name, b.label) for f, b in program.blocks() if is_tile_loop(b)}
-    if tiles > 1 or buffers != 2:
+    unroll = tiles > 1 or buffers != 2
+    # Tiles never alive at once share a region when one region each does not fit.
+    program, allocations = share_buffers(program, model, buffers if unroll else 1)
+    if unroll:
         program = unroll_tile_loops(program, tiles, buffers)
     results = []
-    for function in program.functions:
+    for function, allocation in zip(program.functions, allocations):
         plan = plan_tiles(function, model)
         for block in function.blocks:
             res = compile_block(function, block, tgt, plan, priority, check, exact)
+            res.allocation = allocation
             if (function.name, block.label) in loops:
                 res.tile_count = tiles
             results.append(res)

@@ -46,6 +46,7 @@ from schedcc.errors import SchedccError
 from schedcc.ir import Block, Function, Program
 from schedcc.problem import SchedGraph
 from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.alloc import Allocation, share_buffers
 from schedcc.ascend.buffers import plan_tiles
 from schedcc.ascend.check import CheckResult, SyncCheckError, check_sync
 from schedcc.ascend.deps import COMPLETE, kernel_dag
@@ -73,6 +74,7 @@ class LoopKernel:
     iterations: int
     extra: list[tuple[int, int]] = field(default_factory=list)  # carried orderings added for ID reuse
     model: AscendModel | None = None     # the Ascend tables of the target
+    allocation: Allocation | None = None  # how its function's tiles sit in the buffers
 
     @property
     def flags(self) -> list[Flag]:
@@ -103,12 +105,15 @@ def loop_kernels(program: Program, target: Target | str, buffers: int | dict[str
     tgt = load_target(target)
     model = ascend_model(tgt)
     check_opcodes(program, tgt)
+    # by lifetime when one region per tile does not fit
+    program, allocations = share_buffers(program, model, buffers)
     out = []
-    for function in program.functions:
+    for function, allocation in zip(program.functions, allocations):
         plan = plan_tiles(function, model)
         for block in function.blocks:
             if is_tile_loop(block):
                 out.append(loop_kernel(function, block, tgt, plan, buffers, iterations, priority))
+                out[-1].allocation = allocation
     return out
 
 

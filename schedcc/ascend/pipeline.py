@@ -42,6 +42,7 @@ from schedcc.problem import SchedGraph
 from schedcc.swp.loops import NotPipelined, analyse_loop, loop_dag
 from schedcc.sched.modulo import modulo_schedule
 from schedcc.target import Target, check_opcodes, load_target
+from schedcc.ascend.alloc import share_buffers, share_function
 from schedcc.ascend.buffers import TilePlan, check_capacity, plan_tiles
 from schedcc.ascend.kernel import KernelResult, compile_block, is_tile_loop
 from schedcc.ascend.model import ascend_model
@@ -127,38 +128,54 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
     tgt = load_target(target)
     model = ascend_model(tgt)
     check_opcodes(program, tgt)
+    program, _ = share_buffers(program, model)  # by lifetime when one region per tile does not fit
     results = []
     for function in program.functions:
-        plan = plan_tiles(function, model)
         for block in function.blocks:
             if not is_tile_loop(block):
                 continue
-            loop = analyse_loop(function, block)
-            if isinstance(loop, NotPipelined):
-                raise SchedccError(f"tile loop '{block.label}' cannot be modulo-scheduled: {loop.reason}",
-                                   block.loc)
-            dag = ascend_loop_dag(loop, tgt)
-
-            reasons: dict[int, str] = {}
-
-            def accept(ms, dag=dag, plan=plan, reasons=reasons):
-                copies = buffer_copies(tile_lifetimes(dag, ms.cycle, ms.ii, plan), ms.ii)
+            best = _pipeline_loop(function, block, tgt, algorithm, tiles, check)
+            if any("overflows" in why for _, why in best.tried):
+                # The buffer copies limited the II: let tiles never alive at once share a
+                # region (the regions' copies then come from their longer lifetimes).
                 try:
-                    check_capacity(plan, model, copies)
-                except SchedccError as err:
-                    reasons[ms.ii] = ("rejected: " + err.message + " ("
-                                      + ", ".join(f"{r} x{c}" for r, c in copies.items() if c > 1) + ")")
-                    return reasons[ms.ii]
-                return True
-
-            ms, tried = _search_ii(lambda ii: modulo_schedule(dag, algorithm=algorithm, accept=accept,
-                                                              min_ii=ii, max_ii=ii), dag, tgt, reasons)
-            lifetimes = tile_lifetimes(dag, ms.cycle, ms.ii, plan)
-            copies = buffer_copies(lifetimes, ms.ii)
-            kernel = _concrete(function, block, tgt, plan, ms, copies, tiles, check)
-            results.append(PipelinedLoop(function, block.label, ms, dag, lifetimes, copies,
-                                         plan.usage(model, copies), kernel, tried))
+                    shared, _ = share_function(function, model, force=True)
+                    other = _pipeline_loop(shared, shared.block(block.label), tgt, algorithm, tiles, check)
+                except SchedccError:
+                    other = None
+                if other is not None and other.ii < best.ii:
+                    best = other
+            results.append(best)
     return results
+
+
+def _pipeline_loop(function: Function, block, tgt: Target, algorithm: str, tiles: int,
+                   check: bool) -> PipelinedLoop:
+    model = ascend_model(tgt)
+    plan = plan_tiles(function, model)
+    loop = analyse_loop(function, block)
+    if isinstance(loop, NotPipelined):
+        raise SchedccError(f"tile loop '{block.label}' cannot be modulo-scheduled: {loop.reason}", block.loc)
+    dag = ascend_loop_dag(loop, tgt)
+    reasons: dict[int, str] = {}
+
+    def accept(ms):
+        copies = buffer_copies(tile_lifetimes(dag, ms.cycle, ms.ii, plan), ms.ii)
+        try:
+            check_capacity(plan, model, copies)
+        except SchedccError as err:
+            reasons[ms.ii] = ("rejected: " + err.message + " ("
+                              + ", ".join(f"{r} x{c}" for r, c in copies.items() if c > 1) + ")")
+            return reasons[ms.ii]
+        return True
+
+    ms, tried = _search_ii(lambda ii: modulo_schedule(dag, algorithm=algorithm, accept=accept,
+                                                      min_ii=ii, max_ii=ii), dag, tgt, reasons)
+    lifetimes = tile_lifetimes(dag, ms.cycle, ms.ii, plan)
+    copies = buffer_copies(lifetimes, ms.ii)
+    kernel = _concrete(function, block, tgt, plan, ms, copies, tiles, check)
+    return PipelinedLoop(function, block.label, ms, dag, lifetimes, copies, plan.usage(model, copies),
+                         kernel, tried)
 
 
 def _search_ii(schedule_at, dag: SchedGraph, target: Target, reasons: dict[int, str]):

@@ -6,14 +6,17 @@ import argparse
 import json
 import sys
 
-from schedcc.commands.train import add_training_arguments, cluster_model, policy_options, step_options, write_pictures
+from schedcc.commands.train import (add_training_arguments, cluster_model, parse_window, policy_options, step_options,
+                                    write_pictures)
 
 HELP = "compare the scheduling policies of a training step in one table"
 DESCRIPTION = """\
 Schedule a training step under every policy (or those given with --policies)
 and print one table: step time, speedup over fifo, compute, communication,
 exposed communication, overlap ratio, bubble and peak activation memory.
---trace and --timeline draw the fastest policy's schedule.
+--trace and --timeline draw the fastest policy's schedule. With
+--tp-comm-overlap each policy is also run on the transformed step (a
+"+overlap" row), and what was chosen is printed below the table.
 
 examples:
   schedcc compare step.ir --target h100-8x
@@ -30,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from schedcc.emit.training import format_compare
+    from schedcc.commands import overlap_opts
+    from schedcc.emit.training import format_compare, format_overlap
     from schedcc.errors import SchedccError, located
     from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends.ir_text import parse
@@ -49,19 +53,35 @@ def run(args: argparse.Namespace) -> int:
         target = cluster_model(args)
         first = step_options(args, policies[0])
         tg = build_training_graph(parse(text, name), target, dict(first.groups))  # built once for every policy
-        results = [schedule(tg, target, p, args.iterations, **policy_options(args, p)) for p in policies]
+        labels = list(policies)
+        overlaps = []
+        if overlap_opts.mode(args)[0] is not None:
+            results = []
+            for p in policies:
+                ov = overlap_opts.decompose(args, tg, target, p, args.iterations, **policy_options(args, p))
+                results += overlap_opts.before_after(ov, tg, target, p, args.iterations, **policy_options(args, p))
+                overlaps.append(ov)
+            labels = [lab for p in policies for lab in (p, f"{p} +overlap")]
+        else:
+            results = [schedule(tg, target, p, args.iterations, **policy_options(args, p)) for p in policies]
     notes = []
     if args.trace or args.timeline:  # pictures of the best policy
         best = min(results, key=lambda r: r.step_time_us)
         notes = write_pictures(best, f"{name}: {best.policy} on {target.name}", (args.file,), args.trace,
-                               args.timeline)
+                               args.timeline, parse_window(args.timeline_window))
     if args.format == "json":
-        base = next((r for r in results if r.policy == "fifo"), results[0])
+        base = next((r for r, lab in zip(results, labels) if lab == "fifo"), results[0])
         data = {"file": name, "target": target.name, "baseline": base.policy,
-                "policies": [{**r.to_json(), "speedup": base.step_time_us / r.step_time_us} for r in results]}
+                "policies": [{**r.to_json(), "speedup": base.step_time_us / r.step_time_us,
+                              **({"label": lab, "overlap": lab.endswith("+overlap")} if overlaps else {})}
+                             for r, lab in zip(results, labels)]}
+        if overlaps:
+            data["overlap"] = [ov.to_json() for ov in overlaps]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
-        sys.stdout.write(format_compare(results, name))
+        sys.stdout.write(format_compare(results, name, labels))
+        for ov in overlaps:
+            sys.stdout.write("\n" + format_overlap(ov))
     for note in notes:
         sys.stderr.write(note + "\n")
     return 0

@@ -8,7 +8,7 @@ import sys
 from schedcc.dag import build_dag
 from schedcc.teaching.deps_answer import all_dependences, check_answer
 from schedcc.emit.explain import lecture_weights
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, located
 from schedcc.fileio import read_input
 from schedcc.frontends import LANGS
 from schedcc.teaching.grading import parse_program
@@ -40,7 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
-    args._source_text = text
+    with located(text, name):
+        return _run(args, text, name)
+
+
+def _run(args: argparse.Namespace, text: str, name: str) -> int:
     program = parse_program(text, name, args.lang)
     target = load_target(args.target)
     check_opcodes(program, target)
@@ -51,12 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if args.answer:
         answer, answer_name = read_input(args.answer)
         func, block = blocks[0]
-        try:
+        with located(answer, answer_name):
             report = check_answer(block, target, answer, answer_name)
-        except SchedccError as err:
-            if err.source_line is None:
-                args._source_text = answer
-            raise
         print(f"checking {answer_name} against {func.name} / {block.label} of {name} on {target.name}")
         print(f"  right: {len(report.right)}")
         for line in report.wrong:

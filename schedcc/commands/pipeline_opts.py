@@ -8,9 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.errors import SchedccError
 from schedcc.fileio import write_output
-from schedcc.ir import print_program
 from schedcc.sched.modulo import ALGORITHMS
 
 
@@ -18,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("software pipelining (docs/modulo.md)")
     group.add_argument("--pipeline", action="store_true",
                        help="modulo-schedule every loop: II, stages, registers, kernel table, generated code "
-                            "(-o writes the pipelined program)")
+                            "(-o writes the pipelined program, in FILE's language: .ir, .ll or .s)")
     group.add_argument("--modulo", choices=list(ALGORITHMS), default="ims",
                        help="modulo scheduler: " + "; ".join(f"{k}: {v}" for k, v in ALGORITHMS.items()))
     group.add_argument("--emit-kernel", metavar="FILE",
@@ -37,13 +35,8 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
     from schedcc.emit.modulo_out import format_pipeline, format_pipeline_explain, loops_json
     inputs = (args.file,)
     notes = []
-    if args.output:
-        lang = source.lang
-        if lang != "ir":
-            raise SchedccError(f"-o with --pipeline writes schedcc IR, and {args.file} is not IR ({lang})",
-                               notes=["software pipelining transforms loops written in schedcc IR; "
-                                      "drop -o to see the report"])
-        write_output(args.output, print_program(result.transformed), inputs)
+    if args.output:  # the pipelined program in the input's language
+        write_output(args.output, result.text, inputs)
     if args.emit_kernel:
         from schedcc.viz.kernel import write_kernel_picture
         note = write_kernel_picture(args.emit_kernel, result.loops, result.target, inputs)

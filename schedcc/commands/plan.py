@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
     model = build_model(args)
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
     cluster = cluster_of(target)
-    if not cluster.memory_capacity or not cluster.sm_count:
-        raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or sm_count for the planner",
+    if not cluster.memory_capacity or not cluster.compute_units:
+        raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
                            notes=["planner models: dgx-a100, dgx-h100, ascend910b-cluster (docs/planner.md)"])
     settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
                         param_gather_overlap=not args.no_param_gather_overlap,

@@ -7,8 +7,8 @@ import sys
 
 from schedcc.driver import schedule_program
 from schedcc.fileio import check_output, read_input, write_output
-from schedcc.frontends import LANGS
-from schedcc.teaching.grading import parse_program
+from schedcc.errors import located
+from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES
 
 HELP = "write a self-contained HTML report (DAG, schedule, pipeline, walkthrough)"
@@ -24,7 +24,8 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
+    parser.add_argument("file", metavar="FILE", help="program: schedcc IR (.ir), LLVM IR (.ll) or LoongArch "
+                                                     "assembly (.s); '-' reads standard input")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
     parser.add_argument("--lang", choices=LANGS,
                         help="language of the input files (default: from the extension; .ir otherwise)")
@@ -39,11 +40,12 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, (args.file,))
     text, name = read_input(args.file)
-    args._source_text = text
-    program = parse_program(text, name, args.lang)
-    result = schedule_program(program, args.target, priority=args.priority, explain=True)
-    page = report_html(result, source_text=text, source_path=None if args.file == "-" else args.file,
-                       title=args.title)
+    with located(text, name):
+        source = parse_source(text, name, args.lang)
+        result = schedule_program(source.program, args.target, priority=args.priority, explain=True)
+        notes: list[str] = []
+        page = report_html(result, source_text=text, source_path=None if args.file == "-" else args.file,
+                           title=args.title, source=source, notes=notes)
     write_output(args.output, page, (args.file,))
     blocks = len(result.blocks)
     # With -o - the page is standard output: the summary goes to standard error.
@@ -51,4 +53,6 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
               f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
               f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
+    for note in notes:
+        sys.stderr.write(f"note: {note}\n")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, located
 from schedcc.fileio import read_input
 from schedcc.frontends.ir_text import parse, parse_number
 from schedcc.sim.interp import format_result, run_program
@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
     if args.array_size < 0:
         raise SchedccError(f"--array-size must be at least 0, got {args.array_size}")
     text, name = read_input(args.file)
-    args._source_text = text
-    program = parse(text, name)
-    result = run_program(program, args.function, parse_settings(args.set), seed=args.seed,
-                         array_size=args.array_size, max_steps=args.max_steps)
+    with located(text, name):
+        program = parse(text, name)
+        result = run_program(program, args.function, parse_settings(args.set), seed=args.seed,
+                             array_size=args.array_size, max_steps=args.max_steps)
     sys.stdout.write(format_result(result))
     return 0

@@ -46,6 +46,11 @@ def add_training_arguments(parser: argparse.ArgumentParser, policy: bool = True)
                      help="priority: MiB in flight at once (default: one chunk)")
     grp.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace (Perfetto, chrome://tracing)")
     grp.add_argument("--timeline", metavar="OUT.svg", help="draw ranks x time as .svg or .png")
+    grp.add_argument("--timeline-window", metavar="START:END",
+                     help="draw only this stretch of the timeline, in ms (e.g. 100:102: chunks become visible)")
+    from schedcc.commands import overlap_opts
+    overlap_opts.add_arguments(parser, "hiding tensor- and expert-parallel communication: the step as given "
+                                       "and transformed, both reported (docs/training.md)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,31 +98,51 @@ def step_options(args: argparse.Namespace, policy: str | None = None):
 
 def cluster_model(args: argparse.Namespace):
     """The cluster model of ``--target``, with ``--set`` applied: loaded once per run."""
+    return cluster_model_named(args.target, args.set_values)
+
+
+def cluster_model_named(name: str, set_values: list[str] | None):
+    """The cluster model *name* with ``--set`` items applied (a clear error for another model)."""
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    target = apply_overrides(load_target(name), parse_overrides(set_values))
     cluster_of(target)  # a clear error when it is not a cluster model
     return target
 
 
+def parse_window(text: str | None) -> tuple[float, float] | None:
+    """``--timeline-window 100:102`` (ms) -> (100000.0, 102000.0) microseconds."""
+    if text is None:
+        return None
+    a, sep, b = text.partition(":")
+    try:
+        lo, hi = float(a), float(b)
+    except ValueError:
+        lo = hi = -1.0
+    if not sep or lo < 0 or hi <= lo:
+        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds, e.g. 100:102")
+    return lo * 1000, hi * 1000
+
+
 def write_pictures(result, title: str, inputs: tuple[str, ...], trace: str | None = None,
-                   timeline: str | None = None) -> list[str]:
+                   timeline: str | None = None, window: tuple[float, float] | None = None) -> list[str]:
     from schedcc.viz.training import write_step_timeline, write_step_trace
     notes = []
     if trace:
         write_step_trace(trace, result, inputs)
         notes.append(f"wrote {trace} (open it in https://ui.perfetto.dev or chrome://tracing)")
     if timeline:
-        note = write_step_timeline(timeline, result, title, inputs)
+        note = write_step_timeline(timeline, result, title, inputs, window)
         notes.append(note or f"wrote {timeline}")
     return notes
 
 
 def present(result, name: str, fmt: str, source_path: str, trace: str | None = None,
-            timeline: str | None = None) -> int:
+            timeline: str | None = None, window: tuple[float, float] | None = None) -> int:
     """Write the pictures asked for and print the report of one scheduled step."""
     from schedcc.emit.training import format_step
-    notes = write_pictures(result, f"{name}: {result.policy} on {result.target}", (source_path,), trace, timeline)
+    notes = write_pictures(result, f"{name}: {result.policy} on {result.target}", (source_path,), trace, timeline,
+                           window)
     if fmt == "json":
         sys.stdout.write(json.dumps({"file": name, **result.to_json()}, indent=2) + "\n")
     else:
@@ -132,8 +157,38 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.errors import located
     from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends import parse_source
+    from schedcc.commands import overlap_opts
     check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
+        if overlap_opts.mode(args)[0] is not None:
+            return _run_overlap(args, parse_source(text, name, "ir").program, name)
         job = Job(parse_source(text, name, "ir"), cluster_model(args), step_options(args))
-        return present(run_job(job).step, name, args.format, args.file, args.trace, args.timeline)
+        return present(run_job(job).step, name, args.format, args.file, args.trace, args.timeline,
+                       parse_window(args.timeline_window))
+
+
+def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
+    """``--tp-comm-overlap``: the step as given and transformed, scheduled under the policy."""
+    from schedcc.commands import overlap_opts
+    from schedcc.emit.training import format_before_after, format_overlap, format_step
+    if getattr(args, "exact", False):
+        raise SchedccError("--exact and --tp-comm-overlap do not combine: schedule the transformed step "
+                           "(schedcc gen ... --tp-comm-overlap K -o step.ir) with --exact")
+    opts = step_options(args)
+    target, groups, options = cluster_model(args), dict(opts.groups), dict(opts.policy_options)
+    ov = overlap_opts.decompose(args, program, target, args.policy, args.iterations, groups, **options)
+    before, after = overlap_opts.before_after(ov, program, target, args.policy, args.iterations, groups, **options)
+    notes = write_pictures(after, f"{name}: {after.policy} on {after.target}, tp-comm-overlap "
+                                  f"{args.tp_comm_overlap}", (args.file,), args.trace, args.timeline,
+                           parse_window(args.timeline_window))
+    if args.format == "json":
+        data = {"file": name, **after.to_json(),
+                "overlap": {**ov.to_json(), "before": before.to_json(summary=True)}}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_step(after, name) + "\n" + format_before_after(before, after) + "\n"
+                         + format_overlap(ov))
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    return 0

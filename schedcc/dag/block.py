@@ -51,7 +51,7 @@ from typing import Iterable
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
-from schedcc.ir import Block, Instr, Mem
+from schedcc.ir import Block, Instr, Mem, has_no_effect
 from schedcc.problem import Dep, Op, SchedGraph
 from schedcc.target import Target, load_target
 
@@ -63,14 +63,23 @@ _KIND_RANK = {"RAW": 4, "MEM": 3, "WAW": 2, "WAR": 1, "CTRL": 0}
 
 ALL_MEMORY = "*"  # region of calls and side-effecting instructions
 
+# Ops and Deps are built here by the hundred thousand: from a tuple, without the
+# NamedTuple's Python-level __new__. Fields added after these keep their defaults.
+_OP_FIELDS = ("name", "units", "latency", "occupancy", "also", "kind", "kernel_end", "payload")
+_DEP_FIELDS = ("src", "dst", "kind", "latency", "distance", "reason", "detail", "tag")
+assert Op._fields[:8] == _OP_FIELDS and Dep._fields[:8] == _DEP_FIELDS, "update block_dependences"
+_OP_TAIL = tuple(Op._field_defaults[f] for f in Op._fields[8:])
+_DEP_TAIL = tuple(Dep._field_defaults[f] for f in Dep._fields[8:])
+
 
 def has_unknown_side_effects(instr: Instr) -> bool:
     """Calls, and instructions that write no register yet are neither stores,
-    terminators nor ``nop``: their effect is unknown, so they order memory."""
+    terminators nor without effect (``nop``, ``llvm.dbg.value``): their effect is
+    unknown, so they order memory."""
     if instr.is_call:
         return True
     return (instr.dest is None and not instr.is_terminator
-            and instr.opcode != "nop" and instr.mem_write is None)
+            and not has_no_effect(instr.opcode) and instr.mem_write is None)
 
 
 @dataclass(frozen=True)
@@ -137,35 +146,53 @@ class DagBuilder:
     def add(self, src: int, dst: int, kind: str, latency: int, reason: str, mem: str | None = None) -> None:
         if src == dst:
             return
-        old = self.edges.get((src, dst))
-        if old is None or (latency, _KIND_RANK[kind]) > (old[0], _KIND_RANK[old[1]]):
-            self.edges[(src, dst)] = (latency, kind, reason, mem)
+        key = (src, dst)
+        old = self.edges.get(key)
+        if old is None:
+            self.edges[key] = (latency, kind, reason, mem)
+        elif (latency, _KIND_RANK[kind]) > (old[0], _KIND_RANK[old[1]]):
+            self.edges[key] = (latency, kind, reason, mem)
 
     # -- registers --------------------------------------------------------------
     def registers(self, node: int, instr: Instr) -> None:
+        last_def, readers_of, add, edges = self.last_def, self.readers, self.add, self.edges
         for reg in instr.uses():
-            producer = self.last_def.get(reg)
+            producer = last_def.get(reg)
             if producer is not None:
-                self.add(producer, node, "RAW", self.latency[producer], reg)
-            self.readers.setdefault(reg, []).append(node)
-        war, waw = self.target.war_latency, self.target.waw_latency
-        for reg in instr.defs():
-            readers = self.readers.get(reg, ())
-            for reader in readers:
-                self.add(reader, node, "WAR", war, reg)
-            previous = self.last_def.get(reg)
-            # Kept even when a RAW + WAR path implies it: students look for
-            # every WAW in the picture, and it costs well under one edge per write.
-            if previous is not None:
-                self.add(previous, node, "WAW", waw, reg)
-            self.last_def[reg] = node
-            self.readers[reg] = []
+                if (producer, node) in edges or producer == node:
+                    add(producer, node, "RAW", self.latency[producer], reg)
+                else:  # the common case of add(), inline
+                    edges[(producer, node)] = (self.latency[producer], "RAW", reg, None)
+            readers = readers_of.get(reg)
+            if readers is None:
+                readers_of[reg] = [node]
+            else:
+                readers.append(node)
+        dest = instr.dest
+        if dest is None:
+            return
+        reg = dest.name
+        for reader in readers_of.get(reg, ()):
+            add(reader, node, "WAR", self.target.war_latency, reg)
+        previous = last_def.get(reg)
+        # Kept even when a RAW + WAR path implies it: students look for
+        # every WAW in the picture, and it costs well under one edge per write.
+        if previous is not None:
+            add(previous, node, "WAW", self.target.waw_latency, reg)
+        last_def[reg] = node
+        readers_of[reg] = []
 
     # -- memory -----------------------------------------------------------------
     def access_of(self, node: int, instr: Instr) -> Access | None:
-        if has_unknown_side_effects(instr):
+        mem: Mem | None = None
+        for op in instr.operands:
+            if isinstance(op, Mem):
+                mem = op
+                break
+        # has_unknown_side_effects, with the memory operand found once
+        if instr.opcode == "call" or (mem is None and instr.dest is None and not instr.is_terminator
+                                      and instr.opcode != "nop"):
             return Access(node, ALL_MEMORY, ((), 0, 1), True, True)
-        mem: Mem | None = instr.mem_read or instr.mem_write
         if mem is None:
             return None
         # The address is computed from register values before this instruction writes.
@@ -173,6 +200,16 @@ class DagBuilder:
         return Access(node, mem.array, (sig, mem.index.const, access_width(instr)),
                       reads=instr.mem_read is not None, writes=instr.mem_write is not None,
                       private=mem.array is not None and instr.attr("private") is True)
+
+    def copy_source_of(self, node: int, instr: Instr) -> Access | None:
+        """The read of an instruction that copies memory (``llvm.memcpy``): its second
+        memory operand, as wide as the copy."""
+        mem = instr.mem_copy_read
+        if mem is None or has_unknown_side_effects(instr):
+            return None
+        sig = tuple((reg, self.last_def.get(reg, -1), coef) for reg, coef in mem.index.terms)
+        return Access(node, mem.array, (sig, mem.index.const, access_width(instr)), reads=True, writes=False,
+                      private=mem.array is not None and instr.attr("src_private") is True)
 
     def _order(self, first: Access, then: Access, text: str) -> None:
         latency = 0
@@ -254,13 +291,23 @@ def block_dependences(block: Block, target: Target) -> tuple[list[Op], list[Dep]
     graphs over the same instructions (the Ascend kernel graph, training ranks)."""
     builder = DagBuilder(target)
     ops: list[Op] = []
+    new = tuple.__new__  # a NamedTuple built from a tuple, without its Python-level __new__
+    latencies = builder.latency
+    by_opcode: dict[str, tuple] = {}  # opcode -> (class, its cost when no instruction changes it)
     for node, instr in enumerate(block.instrs):
-        cls = target.class_of(instr)
-        latency, occupancy = cls.cost_of(instr)
-        builder.latency.append(latency)
-        ops.append(Op("", cls.units, latency, occupancy, cls.also, cls.name, False, instr))
+        known = by_opcode.get(instr.opcode)
+        if known is None:
+            cls = target.class_of(instr)
+            known = by_opcode[instr.opcode] = (cls, cls.constant_cost)
+        cls, cost = known
+        latency, occupancy = cost if cost is not None else cls.cost_of(instr)
+        latencies.append(latency)
+        ops.append(new(Op, ("", cls.units, latency, occupancy, cls.also, cls.name, False, instr) + _OP_TAIL))
         acc = builder.access_of(node, instr)  # before registers: address uses old values
+        src = builder.copy_source_of(node, instr)
         builder.registers(node, instr)
+        if src is not None:
+            builder.memory(src, str(instr.mem_copy_read))
         if acc is not None:
             mem = instr.mem_read or instr.mem_write
             builder.memory(acc, str(mem) if mem is not None else instr.opcode)
@@ -270,7 +317,7 @@ def block_dependences(block: Block, target: Target) -> tuple[list[Op], list[Dep]
         for node in range(term):
             if node not in has_succ:
                 builder.add(node, term, "CTRL", 0, "terminator")
-    deps = [Dep(u, v, kind, lat, 0, reason, mem or "")
+    deps = [new(Dep, (u, v, kind, lat, 0, reason, mem or "", "") + _DEP_TAIL)
             for (u, v), (lat, kind, reason, mem) in builder.edges.items()]
     return ops, deps
 

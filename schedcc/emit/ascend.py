@@ -152,7 +152,26 @@ def format_summary(k: KernelResult) -> str:
                      "it, no deadlock, no event ID in use twice (for any timing)")
     else:
         lines.append("  not checked (--no-verify)")
+    if k.allocation is not None and any(k.tiles.buffer_of(r) for i in k.block.instrs for r in (*i.uses(), *i.defs())):
+        lines += format_buffers(k.allocation)
     return "\n".join(lines)
+
+
+def format_buffers(a) -> list[str]:
+    """Per buffer: what is allocated, the most alive at once, one region per tile; the shared regions."""
+    lines = []
+    for buf, u in a.buffers.items():
+        how = (f"shared by lifetime: one region per tile would need {_size(u.per_tile)}" if a.shared
+               else "one region per tile")
+        lines.append(f"  {buf} {_size(u.allocated)} of {_size(u.capacity)} ({how}); "
+                     f"at most {_size(u.peak)} alive at once")
+        if a.shared:
+            in_place = dict(u.in_place)
+            for region, tiles in u.regions.items():
+                if len(tiles) > 1:
+                    lines.append(f"    {region} holds " + ", ".join(
+                        t + (f" (in place over {in_place[t]})" if t in in_place else "") for t in tiles))
+    return lines
 
 
 def format_report(kernels: list[KernelResult]) -> str:
@@ -186,6 +205,7 @@ def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
             "flags_before": s.flags_before, "barriers": len(s.barriers), "barriers_before": s.barriers_before,
             "checked": k.check is not None,
             **({"exact": k.exact.to_json()} if k.exact is not None else {}),
+            **({"buffers": k.allocation.to_json()} if k.allocation is not None else {}),
         })
     t = kernels[0].target if kernels else None
     return {"schedcc": __version__, "target": t.name if t else None,
@@ -278,6 +298,8 @@ def format_loop(lk) -> str:
              "the loop and waited for once after it",
              "  checked: no read before its producer finished, no overwrite while a reader needs it, "
              "no deadlock, no event ID in use twice (for any timing)"]
+    if lk.allocation is not None:
+        lines += format_buffers(lk.allocation)
     return "\n".join(lines)
 
 
@@ -289,6 +311,7 @@ def loop_json(lk) -> dict[str, Any]:
             "carried_flags": [{"event": f.event, "event_id": f.event_id, "src": f.src, "dst": f.dst}
                               for f in lk.carried],
             "flags_before": lk.sync.flags_before, "carried_before": lk.carried_before,
+            **({"buffers": lk.allocation.to_json()} if lk.allocation is not None else {}),
             "program": [{"kind": op.kind, "pipe": op.pipe, **({"id": op.node} if op.node is not None else {}),
                          **({"event": op.event, "event_id": op.event_id} if op.kind in ("set", "wait") else {})}
                         for op in lk.stream]}

@@ -13,10 +13,13 @@ Example::
 from __future__ import annotations
 
 import json
+import json.encoder
+import operator
 from typing import Any
 
 from schedcc.resources import VERSION as __version__
 from schedcc.driver import BlockResult, ProgramResult
+from schedcc.ir import format_instr
 
 SCHEMA_VERSION = 1
 
@@ -50,6 +53,8 @@ def block_json(res: BlockResult, records: bool = True) -> dict[str, Any]:
 
 
 def _block_summary(res: BlockResult) -> dict[str, Any]:
+    from schedcc.emit.text import barrier_notes
+    notes = barrier_notes(res)
     return {
         "makespan": res.makespan,
         "original_makespan": res.original_makespan,
@@ -59,6 +64,7 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
                                "limited_by": res.bound.limited_by},
         "verified": res.verified,
         **({"exact": exact_json(res.exact)} if res.exact is not None else {}),
+        **({"notes": notes} if notes else {}),
     }
 
 
@@ -98,6 +104,7 @@ def program_json_text(result: ProgramResult, priority: str, extra: dict[str, Any
 def _block_records(res: BlockResult) -> dict[str, Any]:
     dag, s = res.dag, res.schedule
     enc = json.dumps
+    text = _encode_str  # what json.dumps does for a str, without building an encoder per call
     memo: dict[Any, str] = {}  # units, kinds, opcodes, registers repeat: each encoded once
 
     def cached(v: Any) -> str:
@@ -108,20 +115,32 @@ def _block_records(res: BlockResult) -> dict[str, Any]:
     unit = s.unit
     instructions = []
     add = instructions.append
+    middle: dict[tuple, str] = {}  # (opcode, class, units) -> their part of the record
     for n, op in enumerate(dag.ops):
         instr = op.payload
         loc = instr.loc
-        add(f'{{"id": {n}, "text": {enc(str(instr))}, "opcode": {get(instr.opcode) or cached(instr.opcode)}, '
-            f'"class": {get(op.kind) or cached(op.kind)}, "units": {get(op.units) or cached(op.units)}, '
+        key = (instr.opcode, op.kind, op.units)
+        mid = middle.get(key)
+        if mid is None:
+            mid = middle[key] = f'"opcode": {enc(key[0])}, "class": {enc(key[1])}, "units": {enc(key[2])}'
+        add(f'{{"id": {n}, "text": {text(format_instr(instr))}, {mid}, '
             f'"unit": {get(unit[n]) or cached(unit[n])}, "latency": {op.latency}, "occupancy": {op.occupancy}, '
             f'"line": {"null" if loc is None else loc.line}}}')
     edges = []
     add = edges.append
-    for d in sorted(dag.deps, key=lambda d: (d.src, d.dst)):
-        kind = d.kind
-        mem = f', "mem": {enc(d.detail)}' if kind == "MEM" else ""
-        add(f'{{"src": {d.src}, "dst": {d.dst}, "kind": {get(kind) or cached(kind)}, "latency": {d.latency}, '
-            f'"reason": {get(d.reason) or cached(d.reason)}{mem}}}')
+    # by (src, dst): each node's few dependences sorted by dst, nodes in order
+    # (a pair has at most one dependence), cheaper than sorting all of them at once
+    parts: dict[tuple, str] = {}  # (kind, latency, reason) -> their part of the record: they repeat
+    for out in dag.succ:
+        for src, dst, kind, latency, reason, detail in map(_EDGE, sorted(out, key=_DST) if len(out) > 1 else out):
+            key = (kind, latency, reason)
+            mid = parts.get(key)
+            if mid is None:
+                mid = parts[key] = f'"kind": {text(kind)}, "latency": {latency}, "reason": {text(reason)}'
+            if kind == "MEM":
+                add(f'{{"src": {src}, "dst": {dst}, {mid}, "mem": {text(detail)}}}')
+            else:
+                add(f'{{"src": {src}, "dst": {dst}, {mid}}}')
     cycle = s.cycle
     schedule = [f'{{"id": {n}, "cycle": {cycle[n]}, "unit": {get(unit[n]) or cached(unit[n])}}}' for n in s.order]
     ocycle, ounit = res.original.cycle, res.original.unit
@@ -131,6 +150,11 @@ def _block_records(res: BlockResult) -> dict[str, Any]:
     return {"function": head["function"], "block": head["block"], "instructions": _Raw(instructions),
             "edges": _Raw(edges), "schedule": _Raw(schedule), "original_schedule": _Raw(original),
             **{k: v for k, v in head.items() if k not in ("function", "block")}}
+
+
+_DST = operator.itemgetter(1)  # a Dep's dst
+_EDGE = operator.itemgetter(0, 1, 2, 3, 5, 6)  # a Dep's src, dst, kind, latency, reason, detail
+_encode_str = json.encoder.encode_basestring_ascii
 
 
 class _Raw(list):

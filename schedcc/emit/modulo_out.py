@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcc.ir import print_block
+from schedcc.swp.loops import instr_text
 from schedcc.swp.pipeliner import LoopResult, PipelineResult
 from schedcc.sched.modulo import ALGORITHMS
 
 
 def _instr(res: LoopResult, n) -> str:
-    return str(res.dag.ops[n].payload)
+    return instr_text(res.dag.ops[n].payload)
 
 
 def recurrence_text(res: LoopResult) -> str:
@@ -83,8 +83,9 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     lines.append(f"  ResMII {m.res.value}: {m.res.reason}")
     lines.append(f"  RecMII {m.rec.value}: {recurrence_text(res)}")
     lines.append(f"  {bound_text(res)}")
-    lines.append(f"  stages {s.stages} (one iteration takes {s.length} cycles); MaxLive {p.max_live}; "
-                 f"registers after modulo variable expansion {p.registers} (kernel unrolled {p.unroll}x)")
+    registers = res.registers_text or (f"registers after modulo variable expansion {p.registers} "
+                                       f"(kernel unrolled {p.unroll}x)")
+    lines.append(f"  stages {s.stages} (one iteration takes {s.length} cycles); MaxLive {p.max_live}; {registers}")
     before = res.cycles_before
     speed = f": {before / s.ii:.2f}x faster" if s.ii else ""
     lines.append(f"  cycles per iteration: {before} before (list-scheduled, one iteration at a time), "
@@ -97,8 +98,8 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     lines += ["    " + line for line in kernel_table(res, target)]
     if show_code:
         lines.append("  generated code:")
-        for b in res.blocks:
-            lines += ["    " + line for line in print_block(b).splitlines()]
+        for _, code in res.code or []:
+            lines += ["    " + line for line in code]
     return "\n".join(lines)
 
 
@@ -182,7 +183,9 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
             "edges": [{"src": d.src, "dst": d.dst, "kind": d.kind, "latency": d.latency,
                        "distance": d.distance, "reason": d.reason, **({"mem": d.detail} if d.detail else {})}
                       for d in sorted(res.dag.deps, key=lambda d: (d.src, d.dst))],
-            "code": [{"label": b.label, "instructions": [str(i) for i in b.instrs]} for b in res.blocks],
+            "code": [{"label": label, "instructions": [line.strip() for line in code[1:] if line.strip()]}
+                     for label, code in res.code or []],
+            **({"registers_note": res.registers_text} if res.registers_text else {}),
             **({"exact": s.exact.to_json()} if s.exact is not None else {}),
         })
         out.append(entry)

@@ -62,7 +62,23 @@ def format_block(res: BlockResult, target_name: str) -> str:
     if res.exact is not None:
         from schedcc.emit.exact_out import exact_line
         lines.append("  " + exact_line(res.exact))
+    lines += ["  note: " + note for note in barrier_notes(res)]
     return "\n".join(lines)
+
+
+def barrier_notes(res: BlockResult) -> list[str]:
+    """One line for each call whose effect schedcc does not know: it orders all memory.
+
+    The LLVM IR front end turns the intrinsics whose effects it knows (``llvm.fmuladd``,
+    ``llvm.memcpy``, ...) into instructions of their own; what stays a ``call`` is a barrier."""
+    out = []
+    for n, instr in enumerate(res.block.instrs):
+        if instr.is_call:
+            callee = instr.operands[0] if instr.operands else "?"
+            line = f" (line {instr.loc.line})" if instr.loc else ""
+            out.append(f"#{n} calls {callee}{line}: schedcc does not know what it reads or writes, so no "
+                       "load or store moves across it")
+    return out
 
 
 def _cycles(n: int) -> str:

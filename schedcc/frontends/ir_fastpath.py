@@ -12,8 +12,8 @@ with hypothesis that both paths agree.
 
 Example::
 
-    >>> fast_statement("t0 = t1 + t2", 1)[0]
-    'instr'
+    >>> fast_statement("t0 = t1 + t2", 1).data
+    Instr(opcode='add', dest=Reg(name='t0'), operands=(Reg(name='t1'), Reg(name='t2')), attrs=(), loc=Loc(file='<input>', line=1, col=1), syntax='infix', opcode_loc=None)
     >>> fast_statement("t0 = t1 + t2 {width = 4}", 1) is None   # attributes: Lark's job
     True
 """
@@ -24,8 +24,9 @@ import re
 
 from lark import Token
 
-from schedcc.frontends.ir_structure import MemRef, Statement, parse_number
-from schedcc.ir import INFIX_OPCODES, Affine, Const, Mem
+from schedcc.frontends.ir_structure import Statement, parse_number
+from schedcc.ir import INFIX_OPCODES, Affine, Const, Mem, Reg
+from schedcc.ir.nodes import new_instr, new_loc
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
 _REG = rf"(?:{_NAME}|[$%][A-Za-z0-9_][A-Za-z0-9_.]*)"
@@ -43,6 +44,7 @@ _STORE = re.compile(rf"[ \t]*(?P<opc>store)[ \t]+(?P<arr>[A-Za-z_][A-Za-z0-9_]*)
 _INDEX_PARTS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)?[ \t]*(?:([-+])[ \t]*(\d+))?|(\d+)")
 _KEYWORDS = {"func", "call"}
 _NUM_RE = re.compile(_NUM)
+_NUM_START = frozenset("0123456789.")
 
 
 def _new_token(kind: str, text: str, line: int, col: int) -> Token:
@@ -59,12 +61,14 @@ def _token(text: str, line: int, col: int) -> Token:
 
 
 def _value(m: re.Match, group: str, line: int):
+    """The operand itself: a constant, or the register (no token: an operand of these
+    shapes is never a label, and nothing reports an error at it)."""
     text = m.group(group)
-    if _NUM_RE.fullmatch(text):
+    if text[0] in _NUM_START:  # the pattern matched a number: a register starts otherwise
         return Const(parse_number(text), text)
     if text in _KEYWORDS:
         raise ValueError
-    return _token(text, line, m.start(group) + 1)
+    return Reg(text)
 
 
 def _mem(m: re.Match, line: int):
@@ -73,6 +77,8 @@ def _mem(m: re.Match, line: int):
     if parts is None:
         raise ValueError
     reg, sign, num, lone = parts.groups()
+    if len(num or lone or "") > 18:
+        raise ValueError  # out of range, perhaps: Lark's path says so with the location
     if lone is not None:
         if arr is None:
             raise ValueError  # [16] is not a pointer reference; let Lark say so
@@ -82,34 +88,40 @@ def _mem(m: re.Match, line: int):
             raise ValueError
         const = parse_number(num) if num else 0
         aff = Affine(((reg, 1),), -const if sign == "-" else const)
-    col = m.start("arr") + 1 if arr else m.start("idx")
-    tok = _new_token("ARRAY" if arr else "NAME", arr or "[", line, col)
-    return MemRef(Mem(arr, aff), tok)
+    return Mem(arr, aff)
 
 
-def fast_statement(text: str, line: int):
-    """The statement for one line of IR, or None when Lark must parse it."""
+def fast_statement(text: str, line: int, file: str = "<input>"):
+    """The statement for one line of IR, or None when Lark must parse it.
+
+    Its kind is ``"ready"`` and its data the finished :class:`~schedcc.ir.Instr`:
+    these three shapes are well formed by construction (the checks the structure
+    builder makes of other lines hold), so the builder only places it."""
     try:
         m = _BINARY.match(text)
         if m is not None:
             dest = m.group("d")
             if dest in _KEYWORDS:
                 return None
-            d = _token(dest, line, m.start("d") + 1)
-            form = (d, INFIX_OPCODES[m.group("op")], d, [_value(m, "a", line), _value(m, "b", line)], "infix", None)
-            return Statement("instr", d, (form, ()))
+            col = m.start("d") + 1
+            instr = new_instr(INFIX_OPCODES[m.group("op")], Reg(dest), (_value(m, "a", line), _value(m, "b", line)),
+                              (), new_loc(file, line, col), "infix", None)
+            return Statement("ready", _token(dest, line, col), instr)
         m = _LOAD.match(text)
         if m is not None:
             dest = m.group("d")
             if dest in _KEYWORDS:
                 return None
-            d = _token(dest, line, m.start("d") + 1)
-            opc = _new_token("NAME", "load", line, m.start("opc") + 1)
-            return Statement("instr", d, ((d, "load", d, [_mem(m, line)], "named", opc), ()))
+            col = m.start("d") + 1
+            instr = new_instr("load", Reg(dest), (_mem(m, line),), (), new_loc(file, line, col), "named",
+                              new_loc(file, line, m.start("opc") + 1))
+            return Statement("ready", _token(dest, line, col), instr)
         m = _STORE.match(text)
         if m is not None:
-            op = _new_token("NAME", "store", line, m.start("opc") + 1)
-            return Statement("instr", op, ((op, "store", None, [_mem(m, line), _value(m, "v", line)], "named", op), ()))
+            col = m.start("opc") + 1
+            loc = new_loc(file, line, col)
+            instr = new_instr("store", None, (_mem(m, line), _value(m, "v", line)), (), loc, "named", loc)
+            return Statement("ready", _new_token("NAME", "store", line, col), instr)
     except ValueError:
         return None
     return None

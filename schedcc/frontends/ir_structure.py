@@ -26,10 +26,21 @@ from lark import Token
 
 from schedcc.errors import SchedccError
 from schedcc.ir import Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg
+from schedcc.ir.nodes import new_instr, new_loc
 
 
 NUMBER_MAX = 10**18  # the largest magnitude of a number in the IR (docs/ir.md)
 
+
+
+_USAGE = {
+    "br": "br takes a condition and two labels: br c, L1, L2",
+    "jmp": "jmp takes one label: jmp L",
+    "ret": "ret takes at most one value: ret or ret v",
+    "load": "load takes one memory reference: d = load A[i] or d = load [p + 8]",
+    "store": "store takes a memory reference and a value: store A[i], v",
+}
+_NO_MEMORY = ("br", "jmp", "ret", "call")
 
 class NumberOutOfRange(ValueError):
     """A number that reads, but outside what schedcc accepts: infinite, or beyond NUMBER_MAX."""
@@ -66,13 +77,13 @@ class MemRef(NamedTuple):
 
 
 class Statement(NamedTuple):
-    kind: str  # "func", "end", "label", "instr"
+    kind: str  # "func", "end", "label", "instr", "ready" (an Instr from the fast path)
     tok: Token  # first token of the line, for locations
     data: Any
 
 
 def token_loc(tok: Token, file: str) -> Loc:
-    return Loc(file, tok.line or 0, tok.column or 0)
+    return new_loc(file, tok.line or 0, tok.column or 0)
 
 
 # -- from lines to functions and blocks -------------------------------------------
@@ -157,10 +168,20 @@ class StructureBuilder:
             raise self.error(first, f"instruction after '{self.instrs[-1].opcode}' needs a label",
                              ["a terminator ends its block; start a new block with 'name:'"])
         operands = self._operands(opcode, ops, first)
-        instr = Instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands),
-                      attrs, self.loc(first), syntax, self.loc(opcode_tok))
+        file = self.file
+        instr = new_instr(opcode, Reg(str(dest)) if dest is not None else None, tuple(operands), attrs,
+                          new_loc(file, first.line or 0, first.column or 0), syntax,
+                          None if opcode_tok is None else new_loc(file, opcode_tok.line or 0, opcode_tok.column or 0))
         self._check_shape(instr, first)
         self.instrs.append(instr)
+
+    def _on_ready(self, stmt: Statement) -> None:
+        """An instruction the fast path built (:mod:`.ir_fastpath`): well formed already."""
+        self._need_function(stmt.tok)
+        if self.instrs and self.instrs[-1].is_terminator:
+            raise self.error(stmt.tok, f"instruction after '{self.instrs[-1].opcode}' needs a label",
+                             ["a terminator ends its block; start a new block with 'name:'"])
+        self.instrs.append(stmt.data)
 
     # helpers -------------------------------------------------------------------------
     def _need_function(self, tok: Token) -> None:
@@ -188,13 +209,7 @@ class StructureBuilder:
 
     def _check_shape(self, instr: Instr, tok: Token) -> None:
         op, ops = instr.opcode, instr.operands
-        usage = {
-            "br": "br takes a condition and two labels: br c, L1, L2",
-            "jmp": "jmp takes one label: jmp L",
-            "ret": "ret takes at most one value: ret or ret v",
-            "load": "load takes one memory reference: d = load A[i] or d = load [p + 8]",
-            "store": "store takes a memory reference and a value: store A[i], v",
-        }
+        usage = _USAGE
         ok = True
         if op == "br":
             ok = len(ops) == 3 and instr.dest is None
@@ -209,12 +224,14 @@ class StructureBuilder:
                   and instr.dest is None)
         if not ok:
             raise self.error(tok, f"malformed '{op}'", [usage[op]])
+        if len(ops) < 2 and op not in _NO_MEMORY:
+            return  # at most one operand, on an opcode that may take memory
         mems = [o for o in ops if isinstance(o, Mem)]
         if len(mems) > 1:
             raise self.error(tok, f"'{op}' has {len(mems)} memory operands; at most one is allowed",
                              ["an instruction with a destination reads its memory operand, "
                               "one without writes it"])
-        if mems and op in ("br", "jmp", "ret", "call"):
+        if mems and op in _NO_MEMORY:
             raise self.error(tok, f"'{op}' cannot take a memory operand ({mems[0]})")
 
     def _close_block(self) -> None:

@@ -319,7 +319,7 @@ def _statements(text: str, filename: str, fast: bool) -> list[Statement]:
     quick: list[Statement] = []
     rest: list[str] = []
     for number, line in enumerate(text.split("\n"), 1):
-        stmt = fast_statement(line, number) if line.strip() else None
+        stmt = fast_statement(line, number, filename) if line.strip() else None
         if stmt is None:
             rest.append(line)
         else:

@@ -40,10 +40,12 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.frontends.llvm_check import check_function
+from schedcc.frontends.llvm_info import check_phis, function_info
 from schedcc.errors import SchedccError, attach_source
 from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_text import syntax_error
+from schedcc.frontends.llvm_calls import UNKNOWN_WIDTH, escaped_allocas, intrinsic_instr, typed_values
 from schedcc.frontends.llvm_tree import LInstr, ToValues, Val
 from schedcc.frontends.llvm_types import Layout, LType
 from schedcc.frontends.source import Source, block_moves, one_instruction_per_line, refill_lines
@@ -66,7 +68,7 @@ ICMP: dict[str, str] = {
     "eq": "eq", "ne": "ne", "slt": "lt", "ult": "lt", "sle": "le", "ule": "le",
     "sgt": "gt", "ugt": "gt", "sge": "ge", "uge": "ge",
 }
-UNKNOWN_WIDTH = 1 << 30  # an access of unknown size overlaps everything at its base
+
 
 _WORDS = {
     "LOCAL": "a local value (%x)", "GLOBAL": "a global (@g)", "INT": "an integer", "FLOAT": "a number",
@@ -107,55 +109,6 @@ class PtrInfo:
             assert self.base is not None
             terms[self.base] = terms.get(self.base, 0) + 1
         return Mem(self.obj, Affine.of(terms, self.const))
-
-
-# Intrinsics that take a pointer without keeping it anywhere.
-_NOCAPTURE_CALLS = ("@llvm.lifetime.", "@llvm.memcpy", "@llvm.memmove", "@llvm.memset", "@llvm.dbg.")
-_DERIVE = ("getelementptr", "bitcast", "addrspacecast")
-
-
-def _typed_values(li: LInstr) -> list[tuple[LType, Val]]:
-    return [x for x in li.items if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], LType)]
-
-
-def escaped_allocas(body: list) -> set[str]:
-    """The allocas of a function body whose address may reach a pointer register.
-
-    An alloca stays private while its address (or a getelementptr / bitcast
-    of it) is only ever the address of a load or a store, or the argument of
-    a non-capturing intrinsic (``llvm.lifetime``, ``llvm.memcpy``, ...). Any
-    other use (stored as a value, passed to a call, a phi, a compare, a
-    ptrtoint, returned, a volatile access) lets an unknown pointer point into
-    it. O(instructions).
-
-    Example: in ``%a = alloca i32; store ptr %a, ptr %b`` the alloca ``%a`` escapes.
-    """
-    instrs = [x for x in body if isinstance(x, LInstr)]
-    root = {str(li.result): str(li.result) for li in instrs if li.op == "alloca" and li.result is not None}
-    for _ in range(2):  # twice: a derived pointer may be used above its definition
-        for li in instrs:
-            values = _typed_values(li)
-            if li.op in _DERIVE and li.result is not None and values and values[0][1].text in root:
-                root[str(li.result)] = root[values[0][1].text]
-    escaped: set[str] = set()
-    for li in instrs:
-        callee = li.extra.get("callee")
-        nocapture = li.op == "call" and callee is not None and callee.text.startswith(_NOCAPTURE_CALLS)
-        for pos, (_, v) in enumerate(_typed_values(li)):
-            if v.kind != "local" or v.text not in root:
-                continue
-            # (a volatile access is a pointer reference of its own: its object must stay reachable)
-            address = ((li.op == "load" and pos == 0) or (li.op == "store" and pos == 1)) and \
-                not li.extra.get("volatile") or (li.op in _DERIVE and pos == 0)
-            if not (address or nocapture):
-                escaped.add(root[v.text])
-        for item in li.items:
-            if isinstance(item, tuple) and item[0] in ("phi_in", "case"):
-                for v in item[1:]:
-                    v = v[1] if isinstance(v, tuple) else v
-                    if isinstance(v, Val) and v.text in root:
-                        escaped.add(root[v.text])
-    return escaped
 
 
 class _FunctionBuilder:
@@ -260,7 +213,7 @@ class _FunctionBuilder:
         """(schedcc instruction, pinned at the block head)."""
         dest = Reg(str(li.result)) if li.result is not None else None
         loc = self.loc(li.tok)
-        values = _typed_values(li)
+        values = typed_values(li)
         op = li.op
         if op == "phi":
             return None, True
@@ -300,6 +253,9 @@ class _FunctionBuilder:
             return Instr("fcmp." + li.extra["pred"], dest, tuple(self.operand(v) for _, v in values), (), loc), False
         if op == "call":
             callee = li.extra["callee"]
+            known = intrinsic_instr(self, li, dest, values, loc) if callee.kind == "global" else None
+            if known is not None:
+                return known, False
             args = tuple(self.operand(v) for _, v in values)
             target = Sym(callee.text) if callee.kind == "global" else self.operand(callee)
             if dest is None and callee.kind != "global":
@@ -374,12 +330,20 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
         layout = Layout(named)
         functions: list[Function] = []
         pinned: dict[tuple[str, str], list[int]] = {}
+        infos = {}
+        spans = dict(_function_spans(text.splitlines()))
         for item in items:
             if not (isinstance(item, tuple) and item[0] == "define"):
                 continue
             _, name_tok, params, body = item
             allocas = {str(li.result) for li in body if isinstance(li, LInstr) and li.op == "alloca"}
             fb = _FunctionBuilder(filename, layout, allocas - escaped_allocas(body))
+            for param in params:
+                # A noalias pointer parameter (C's restrict) is an object of its own: what is
+                # reached through it is not reached through another object (LLVM's LangRef).
+                if param[2] is not None and "noalias" in param[3] and param[1] is not None \
+                        and param[1].kind == "ptr":
+                    fb.ptrs[str(param[2])] = PtrInfo(str(param[2]), None)
             fname = str(name_tok)
             blocks = []
             for label, label_tok, instrs, pins in _blocks(body, fb):
@@ -388,13 +352,18 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
                 pinned[(fname, label)] = pins
             param_regs = tuple(Reg(str(p[2])) for p in params if p[2] is not None)
             functions.append(Function(fname, param_regs, tuple(blocks), Loc(filename, name_tok.line, name_tok.column)))
-            check_function(functions[-1], [(str(li.result), fb.loc(li.result)) for li in body
-                                           if isinstance(li, LInstr) and li.result is not None])
+            defined = [(str(li.result), fb.loc(li.result)) for li in body
+                       if isinstance(li, LInstr) and li.result is not None]
+            check_function(functions[-1], defined)
+            info = function_info(body, params, name_tok.line, spans.get(name_tok.line - 1, 0))
+            check_phis(body, info, {v for v, _ in defined} | set(info.params), filename, fname)
+            infos[fname] = info
         program = Program(tuple(functions), filename)
         one_instruction_per_line(program)
     except SchedccError as err:
         raise attach_source(err, text) from None
-    return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned))
+    return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned),
+                  {"llvm": infos})
 
 
 # -- writing back ----------------------------------------------------------------------

@@ -173,8 +173,8 @@ class ToValues(Transformer):
         return ("phi_in", c[0], c[1])
 
     def phi(self, c):
-        kw, _type, *items = _keyword_rule(c)
-        return self._instr("phi", kw, items)
+        kw, type_, *items = _keyword_rule(c)
+        return self._instr("phi", kw, items, type=type_)
 
     def fn_params(self, c):
         return ("fn_params",)
@@ -182,8 +182,15 @@ class ToValues(Transformer):
     def arg(self, c):
         return (c[0], c[-1])
 
+    def md_value_arg(self, c):
+        # ``metadata i32 %x``: the wrapped value is what the call reads
+        return (self.simple_type([c[1]]), c[2])
+
+    def md_arg(self, c):
+        return None  # a metadata node: nothing to read
+
     def param_attr(self, c):
-        return None
+        return str(c[0]) if c and isinstance(c[0], Token) and c[0].type == "WORD" else None
 
     def call(self, c):
         callee = next(x for x in c if isinstance(x, Val))
@@ -233,7 +240,7 @@ class ToValues(Transformer):
 
     def param(self, c):
         name = c[-1] if isinstance(c[-1], Token) and c[-1].type == "LOCAL" else None
-        return ("param", c[0], name)
+        return ("param", c[0], name, tuple(x for x in c[1:] if isinstance(x, str)))
 
     def varargs(self, c):
         return ("param", None, None)

@@ -83,6 +83,10 @@ UNSUPPORTED_PREFIXES = ("am", "ll.", "sc.", "preld", "csr", "iocsr", "cacop", "t
                         "stgt", "stle", "fldgt", "fldle", "fstgt", "fstle", "ertn", "idle", "rdtime",
                         "cpucfg", "lddir", "ldpte", "vld", "vst", "xvld", "xvst")
 
+# Instructions that write only part of their destination and keep the rest (lu32i.d sets
+# bits 32-51): they read it too, as an operand marked {tied = true}.
+TIED = frozenset({"lu32i.d", "bstrins.w", "bstrins.d", "movgr2frh.w"})
+
 # Instructions with effects beyond their operands: each is a scheduling region of its own.
 SYSTEM = frozenset({"syscall", "break", "dbar", "ibar"})
 
@@ -263,7 +267,10 @@ class _Decoder:
         if not ops:
             return Instr(op, None, (), (), loc)
         dest = self.reg(ops[0], tok)
-        return Instr(op, dest, tuple(self.value(o, tok) for o in ops[1:]), (), loc)
+        rest = tuple(self.value(o, tok) for o in ops[1:])
+        if op in TIED:  # writes part of its destination: the rest is read
+            return Instr(op, dest, (dest, *rest), (("tied", Attr(True)),), loc)
+        return Instr(op, dest, rest, (), loc)
 
 
 def _function_names(lines: list[_Line]) -> Callable[[str], bool]:

@@ -16,8 +16,8 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
 
 from schedcc.errors import SchedccError
 from schedcc.ir import Block, Instr, Loc, Program
@@ -27,12 +27,15 @@ from schedcc.ir import Block, Instr, Loc, Program
 class Source:
     """A parsed program, its language (``ir``, ``ll``, ``asm``) and a writer
     that renders a reordering of ``program`` (same functions, blocks and
-    instructions; only the order inside blocks may differ) in that language."""
+    instructions; only the order inside blocks may differ) in that language.
+    ``extra`` holds what a front end keeps for later passes (LLVM IR: its phis
+    and types per function, :mod:`schedcc.frontends.llvm_info`)."""
 
     program: Program
     lang: str
     text: str
     writer: Callable[[Program], str]
+    extra: dict[str, Any] = field(default_factory=dict)  # what a front end keeps for later passes
 
     def render(self, scheduled: Program) -> str:
         return self.writer(scheduled)

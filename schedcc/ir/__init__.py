@@ -6,8 +6,8 @@ round-trips with :func:`schedcc.parse`).
 
 from schedcc.ir.nodes import (INFIX_OPCODES, OPCODE_INFIX, TERMINATORS, Affine, Attr, Block, Const, Function,
                               Instr, Label, Loc, Mem, Program, Reg, Sym, format_instr, print_block,
-                              print_function, print_program)
+                              print_function, print_program, has_no_effect, NO_EFFECT_PREFIXES)
 
 __all__ = ["INFIX_OPCODES", "OPCODE_INFIX", "TERMINATORS", "Affine", "Attr", "Block", "Const", "Function",
            "Instr", "Label", "Loc", "Mem", "Program", "Reg", "Sym", "format_instr", "print_block",
-           "print_function", "print_program"]
+           "print_function", "print_program", "has_no_effect", "NO_EFFECT_PREFIXES"]

@@ -38,6 +38,22 @@ TERMINATORS = frozenset({
 })
 
 
+# Opcodes that do nothing a scheduler must order: LLVM's debug-info and
+# optimisation-hint intrinsics (``llvm.dbg.value``, ``llvm.assume``). They read
+# their operands and have no other effect (see :func:`has_no_effect`).
+NO_EFFECT_PREFIXES = ("llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl", "llvm.donothing")
+
+
+def has_no_effect(opcode: str) -> bool:
+    """True for an opcode with no effect but reading its operands (a debug or hint
+    intrinsic of LLVM IR, ``nop``): it writes no memory and orders nothing.
+
+    >>> has_no_effect("llvm.dbg.value"), has_no_effect("llvm.memset.p0.i64")
+    (True, False)
+    """
+    return opcode == "nop" or opcode.startswith(NO_EFFECT_PREFIXES)
+
+
 @dataclass(frozen=True)
 class Loc:
     """A source position: 1-based line and column."""
@@ -123,7 +139,10 @@ class Mem:
         return self.index.regs()
 
     def __str__(self) -> str:
-        return f"{self.array or ''}[{self.index}]"
+        text = self.__dict__.get("_text")  # the DAG's reasons and the JSON both print it
+        if text is None:
+            text = self.__dict__["_text"] = f"{self.array or ''}[{self.index}]"
+        return text
 
 
 @dataclass(frozen=True)
@@ -191,6 +210,9 @@ class Instr:
 
     def uses(self) -> tuple[str, ...]:
         """Registers read, in operand order, duplicates removed."""
+        cached = self.__dict__.get("_uses")  # every pass asks; the instruction never changes
+        if cached is not None:
+            return cached
         seen: dict[str, None] = {}
         for op in self.operands:
             if isinstance(op, Reg):
@@ -198,7 +220,8 @@ class Instr:
             elif isinstance(op, Mem):
                 for r in op.regs():
                     seen[r] = None
-        return tuple(seen)
+        cached = self.__dict__["_uses"] = tuple(seen)  # not a field: equality and hash ignore it
+        return cached
 
     def _mem_operand(self) -> Mem | None:
         for op in self.operands:
@@ -219,6 +242,15 @@ class Instr:
         """The memory this instruction writes: its memory operand, if it writes no register
         (``store A[i], v``, ``copy_out yGm[i], y_ub``)."""
         return self._mem_operand() if self.dest is None else None
+
+    @property
+    def mem_copy_read(self) -> Mem | None:
+        """The second memory operand of an instruction that writes memory: what it
+        copies from (``llvm.memcpy [dst], [src]``: writes ``dst``, reads ``src``)."""
+        if self.dest is not None:
+            return None
+        mems = [op for op in self.operands if isinstance(op, Mem)]
+        return mems[1] if len(mems) > 1 else None
 
     @property
     def is_terminator(self) -> bool:
@@ -312,6 +344,34 @@ class Program:
         return print_program(self)
 
 
+# -- building many quickly -------------------------------------------------------
+# A frozen dataclass's __init__ sets each field through object.__setattr__; front
+# ends build a hundred thousand instructions and locations, so they fill the
+# instance dict directly: the same object (equality, hash, repr), a third of the cost.
+_new = object.__new__
+assert tuple(f for f in Instr.__dataclass_fields__) == (
+    "opcode", "dest", "operands", "attrs", "loc", "syntax", "opcode_loc"), "update new_instr"
+assert tuple(Loc.__dataclass_fields__) == ("file", "line", "col"), "update new_loc"
+
+
+def new_instr(opcode: str, dest: Reg | None, operands: tuple, attrs: tuple, loc: Loc | None,
+              syntax: str = "named", opcode_loc: Loc | None = None) -> Instr:
+    """``Instr(opcode, dest, operands, attrs, loc, syntax, opcode_loc)``, built faster."""
+    obj = _new(Instr)
+    d = obj.__dict__
+    d["opcode"], d["dest"], d["operands"], d["attrs"] = opcode, dest, operands, attrs
+    d["loc"], d["syntax"], d["opcode_loc"] = loc, syntax, opcode_loc
+    return obj
+
+
+def new_loc(file: str, line: int, col: int) -> Loc:
+    """``Loc(file, line, col)``, built faster."""
+    obj = _new(Loc)
+    d = obj.__dict__
+    d["file"], d["line"], d["col"] = file, line, col
+    return obj
+
+
 # -- printing ---------------------------------------------------------------
 
 def _attrs_text(attrs: tuple[tuple[str, Attr], ...]) -> str:
@@ -323,9 +383,11 @@ def _attrs_text(attrs: tuple[tuple[str, Attr], ...]) -> str:
 def format_instr(instr: Instr) -> str:
     """Render one instruction as IR text (without indentation or comment)."""
     ops = instr.operands
-    dest = f"{instr.dest} = " if instr.dest is not None else ""
+    dest = f"{instr.dest.name} = " if instr.dest is not None else ""
     if instr.syntax == "infix" and instr.opcode in OPCODE_INFIX and len(ops) == 2:
-        body = f"{ops[0]} {OPCODE_INFIX[instr.opcode]} {ops[1]}"
+        a, b = ops  # registers by name: no __str__ call for the commonest operand
+        body = (f"{a.name if a.__class__ is Reg else a} {OPCODE_INFIX[instr.opcode]} "
+                f"{b.name if b.__class__ is Reg else b}")
     elif instr.syntax == "neg" and instr.opcode == "neg" and len(ops) == 1:
         body = f"-{ops[0]}"
     elif instr.syntax == "copy" and instr.opcode == "mov" and len(ops) == 1 and dest:

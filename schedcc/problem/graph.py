@@ -34,6 +34,7 @@ Example::
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass, field, replace as _replace
 from typing import Any, Hashable, Iterable, Mapping, NamedTuple
 
@@ -41,6 +42,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # networkx loads on first use: a CPU block never needs it
     import networkx as nx
+
+_SRC, _DST = operator.itemgetter(0), operator.itemgetter(1)
 
 DEP_KINDS = ("RAW", "WAR", "WAW", "MEM", "CTRL", "ORDER", "P2P", "DATA", "EVENT", "MEMORY")
 """Dependence kinds: register hazards, memory, the terminator, a stream's program
@@ -112,8 +115,9 @@ class SchedGraph:
         if self.keys is not None and len(self.keys) != n:
             raise ValueError(f"{len(self.keys)} keys for {n} operations")
         if self.deps:
-            lo = min(min(d.src, d.dst) for d in self.deps)
-            hi = max(max(d.src, d.dst) for d in self.deps)
+            # four passes in C (Dep is a tuple: src, dst first) instead of one in Python
+            srcs, dsts = list(map(_SRC, self.deps)), list(map(_DST, self.deps))
+            lo, hi = min(min(srcs), min(dsts)), max(max(srcs), max(dsts))
             if lo < 0 or hi >= n:
                 raise ValueError(f"a dependence names node {lo if lo < 0 else hi}; nodes are 0..{n - 1}")
 

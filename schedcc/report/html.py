@@ -1,7 +1,7 @@
 """``schedcc report``: one self-contained HTML page per program.
 
-Everything is inline (SVG pictures, CSS; no script, font or image from the
-network), so the page opens offline, can be handed in as one file or put on
+Everything is inline (SVG pictures, CSS, the glyphs of its CJK text; no
+script, font or image from the network), so the page opens offline, can be handed in as one file or put on
 a slide. Per block: the numbers, the program, the dependence DAG (Graphviz
 SVG), the schedule table, the pipeline diagram of both orders, and the
 lecture-style walkthrough; for loops the modulo scheduler's kernel picture
@@ -28,6 +28,7 @@ from schedcc.emit.explain import format_walkthrough
 from schedcc.emit.text import stall_reason, summary_line
 from schedcc.viz.dag_dot import dag_to_dot, dot_available
 from schedcc.viz.pipeline_svg import pipeline_svg
+from schedcc.report.fonts import cjk_font_face
 from schedcc.report.kernel import kernel_pictures
 
 # Graphviz lays out a few hundred nodes in about a second; beyond that the picture
@@ -41,7 +42,7 @@ CSS = """
         --bad: #c0392b; --paper: #ffffff; --wash: #f5f7fa; }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--wash); color: var(--ink);
-       font: 15px/1.5 "DejaVu Sans", "Noto Sans", "Helvetica Neue", Arial, "Noto Sans CJK SC",
+       font: 15px/1.5 "schedcc CJK", "DejaVu Sans", "Noto Sans", "Helvetica Neue", Arial, "Noto Sans CJK SC",
              "WenQuanYi Micro Hei", "Microsoft YaHei", sans-serif; }
 header { background: #243b53; color: white; padding: 22px 32px 18px; }
 header h1 { margin: 0 0 4px; font-size: 24px; font-weight: 600; }
@@ -63,13 +64,14 @@ p.summary { color: var(--muted); margin: 8px 0 0; }
 .two { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 .two > div { flex: 1 1 620px; min-width: 0; }
 pre { background: var(--wash); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px;
-      overflow-x: auto; font: 13px/1.45 "DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas,
+      overflow-x: auto; font: 13px/1.45 "schedcc CJK", "DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas,
       "Noto Sans Mono CJK SC", "WenQuanYi Micro Hei Mono", monospace; }
 table.sched { border-collapse: collapse; font-size: 14px; }
 table.sched th, table.sched td { border-bottom: 1px solid var(--line); padding: 4px 12px; text-align: left; }
 table.sched th { background: var(--wash); font-weight: 600; }
 table.sched td.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.sched td.code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: nowrap; }
+table.sched td.code { font-family: "schedcc CJK", "DejaVu Sans Mono", Menlo, Consolas, monospace;
+                      white-space: nowrap; }
 table.sched td.stall { color: var(--bad); font-size: 13px; min-width: 240px; }
 .picture { overflow-x: auto; background: white; border: 1px solid var(--line); border-radius: 6px;
            padding: 8px; }
@@ -192,9 +194,13 @@ def kernel_section(program, target, source_path: str | None) -> str:
     return "\n".join(parts)
 
 
-def report_html(result, source_text: str = "", source_path: str | None = None, title: str | None = None) -> str:
+def report_html(result, source_text: str = "", source_path: str | None = None, title: str | None = None,
+                source=None, notes: list[str] | None = None) -> str:
     """The page for a :class:`schedcc.driver.ProgramResult` (schedule it with ``explain=True``
-    to get the walkthrough)."""
+    to get the walkthrough). With the parsed *source* (a
+    :class:`~schedcc.frontends.source.Source`) loops of LLVM IR and assembly are pipelined too.
+    Its CJK characters come with their glyphs (:mod:`schedcc.report.fonts`); what could not be
+    embedded is appended to *notes*."""
     target = result.target
     name = result.program.source
     title = title or f"{name} on {target.name}"
@@ -208,10 +214,15 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
                         f"{r.original_makespan} → {r.makespan} cycles</li>"
                         for i, r in enumerate(result.blocks))
         sections.insert(0, f'<section class="block"><h2>Blocks</h2><ul>{links}</ul></section>')
-    loops = kernel_section(result.program, target, source_path)
+    loops = kernel_section(source if source is not None else result.program, target, source_path)
     program = (f'<section class="block"><h2>The program</h2><pre>{_esc(source_text)}</pre></section>'
                if source_text else "")
     when = datetime.date.today().isoformat()
+    face, font_note = cjk_font_face(title + source_text + "".join(sections) + loops)
+    if font_note:
+        if notes is not None:
+            notes.append(font_note)
+        font_note = f"<br>{_esc(font_note)}"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -219,7 +230,7 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="schedcc {_esc(__version__)}">
 <title>{_esc(title)}: schedcc report</title>
-<style>{CSS}</style>
+<style>{face}{CSS}</style>
 </head>
 <body>
 <header>
@@ -233,7 +244,7 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
 {"".join(sections)}
 {loops}
 </main>
-<footer>made by schedcc {_esc(__version__)} on {when} · self-contained: no network needed</footer>
+<footer>made by schedcc {_esc(__version__)} on {when} · self-contained: no network needed{font_note or ""}</footer>
 </body>
 </html>
 """

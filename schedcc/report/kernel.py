@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schedcc.swp.pipeliner import pipeline_program
+from schedcc.frontends.source import Source
+from schedcc.swp.pipeliner import pipeline_program, pipeline_source
 from schedcc.viz.kernel import kernel_bars
 from schedcc.viz.timeline import timeline_svg
 
@@ -35,10 +36,15 @@ def loop_blocks(program) -> list[tuple[str, str]]:
 
 def kernel_pictures(program, target, source_path: str | None = None) -> tuple[list[KernelPicture], str]:
     """(pictures, note): one picture per pipelined loop; the note lists the
-    loops left alone and why (empty when there are none)."""
+    loops left alone and why (empty when there are none). *program* is a
+    :class:`~schedcc.ir.Program` of schedcc IR or a parsed
+    :class:`~schedcc.frontends.source.Source` in any language (LLVM IR, assembly)."""
+    source = program if isinstance(program, Source) else None
+    if source is not None:
+        program = source.program
     if not loop_blocks(program):
         return [], ""
-    result = pipeline_program(program, target)
+    result = pipeline_source(source, target) if source is not None else pipeline_program(program, target)
     pictures: list[KernelPicture] = []
     skipped: list[str] = []
     for res in result.loops:
@@ -48,9 +54,10 @@ def kernel_pictures(program, target, source_path: str | None = None) -> tuple[li
         s = res.schedule
         bars, lanes = kernel_bars(res, result.target)
         title = f"{res.name}: II {s.ii}, {s.stages} stages"
+        registers = res.registers_text or f"{res.pressure.registers} registers after expansion"
         summary = (f"one iteration every {s.ii} cycles instead of every {res.cycles_before} "
                    f"(ResMII {s.mii.res.value}, RecMII {s.mii.rec.value}); at most "
-                   f"{res.pressure.max_live} values live, {res.pressure.registers} registers after expansion")
+                   f"{res.pressure.max_live} values live; {registers}")
         svg = timeline_svg(bars, lanes, title=f"{title} on {result.target.name}", time_unit="cycles")
         pictures.append(KernelPicture(title, svg, summary))
     return pictures, "; ".join(skipped)

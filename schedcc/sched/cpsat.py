@@ -107,7 +107,14 @@ def run(model, limits: Limits) -> Outcome:
     for name, value in solver_parameters(limits).items():
         setattr(solver.parameters, name, value)
     start = time.perf_counter()
-    code = solver.solve(model)
+    try:
+        code = solver.solve(model)
+    except IndexError:
+        # OR-Tools 9.15's presolve can throw std::out_of_range (absl::btree_map::at) while
+        # carrying a solution hint through it (google/or-tools#5288): solve without the hint.
+        # Deterministic: the same model fails the same way. Only the search's start changes.
+        model.clear_hints()
+        code = solver.solve(model)
     seconds = time.perf_counter() - start
     name = solver.status_name(code)
     if name == "MODEL_INVALID":  # a bug in the model builder, never in the input

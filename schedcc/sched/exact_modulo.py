@@ -40,7 +40,7 @@ one unit: MII 4)::
     ...                (Dep(0, 1, "RAW", 3), Dep(1, 0, "RAW", 1, distance=1)), Machine("toy", 1, ("ALU",)))
     >>> s = exact_modulo_schedule(g)
     >>> s.ii, s.cycle, s.exact.status, [(a.ii, a.outcome) for a in s.attempts]
-    (4, {0: 2, 1: 5}, 'optimal', [(4, 'feasible (CP-SAT)')])
+    (4, {0: 0, 1: 3}, 'optimal', [(4, 'feasible (CP-SAT)')])
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from schedcc.sched.cpsat import Limits, cp_model, gap_percent, run
 from schedcc.sched.exact import HALL_SETS, _unit_unions
 from schedcc.sched.lifetimes import defines_value, register_pressure
 from schedcc.sched.mii import mii as compute_mii
+from schedcc.sched.modulo_relax import component_stage_bound, timeline_model
 from schedcc.sched.modulo import Attempt, ModuloSchedule
 
 
@@ -122,12 +123,8 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
     """The model of the module docstring at *ii* (None when a node cannot fit at all);
     with *registers*, the MaxLive objective. O(n * II * units + e) variables and terms."""
     ops, machine = graph.ops, graph.machine
-    for op in ops:
-        if op.occupancy > ii or any(c > ii * caps.get(r, 1) for r, c in op.also):
-            return None
-    for d in graph.deps:
-        if d.src == d.dst and d.latency > d.distance * ii:
-            return None
+    if not _fits(graph, ii, caps):
+        return None
     cp = cp_model()
     m = cp.CpModel()
     n = len(ops)
@@ -156,12 +153,7 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
 
     on: list[dict[str, Any]] = [{} for _ in ops]
     sets = [frozenset(op.units or machine.units) for op in ops]
-    family = _unit_unions(list(set(sets)))
-    # Hall's condition per row decides the unit matching exactly when every node that
-    # holds a unit for several rows has one unit (it then keeps the same one) and the
-    # family of unions is complete; units are then assigned after solving.
-    by_hall = all(op.occupancy <= 1 or len(sets[i]) == 1 for i, op in enumerate(ops)) and \
-        len(family) < HALL_SETS
+    family, by_hall = hall_family(graph)
     if not by_hall:
         _unit_literals(m, graph, ii, row, on)
     for s in family:
@@ -182,6 +174,25 @@ def modulo_model(graph: SchedGraph, ii: int, width: int, caps: dict[str, int], s
     if registers:
         _register_objective(graph, mm, ii, stages, fresh_uses)
     return mm
+
+
+def _fits(graph: SchedGraph, ii: int, caps: dict[str, int]) -> bool:
+    """Can every node fit at *ii* at all (occupancy, extra resources, self-loops)?"""
+    for op in graph.ops:
+        if op.occupancy > ii or any(c > ii * caps.get(r, 1) for r, c in op.also):
+            return False
+    return not any(d.src == d.dst and d.latency > d.distance * ii for d in graph.deps)
+
+
+def hall_family(graph: SchedGraph) -> tuple[list[frozenset], bool]:
+    """The unions of the nodes' unit sets, and whether Hall's condition on them decides the
+    unit matching exactly: when every node that holds a unit for several rows has one unit
+    (it then keeps the same one) and the family of unions is complete; units are then
+    assigned after solving (:func:`assign_units`)."""
+    sets = [frozenset(op.units or graph.machine.units) for op in graph.ops]
+    family = _unit_unions(list(set(sets)))
+    return family, all(op.occupancy <= 1 or len(sets[i]) == 1 for i, op in enumerate(graph.ops)) and \
+        len(family) < HALL_SETS
 
 
 def _unit_literals(m, graph: SchedGraph, ii: int, row: list[list], on: list[dict[str, Any]]) -> None:
@@ -325,18 +336,33 @@ def exact_modulo_schedule(graph: SchedGraph, heuristic: ModuloSchedule | None = 
     top = heuristic.ii if heuristic is not None else max(bounds.value, lat_sum) * 2 + 8
     attempts: list[Attempt] = []
     seconds, open_ii, stopped = 0.0, None, ""
+    family, by_hall = hall_family(graph)
     found = None
     for ii in range(bounds.value, top + 1):
         if heuristic is not None and ii == heuristic.ii:
             found = (ii, graph.by_node(heuristic.cycle), graph.by_node(heuristic.unit))
             attempts.append(Attempt(ii, f"feasible ({heuristic.algorithm})"))
             break
-        mm = modulo_model(graph, ii, width, caps, stage_bound(graph, ii), fresh_uses)
-        if mm is None:
+        if not _fits(graph, ii, caps):
             attempts.append(Attempt(ii, "infeasible (an operation cannot fit)"))
             continue
-        out = run(mm.model, limits)
+        tight = component_stage_bound(graph, ii)
+        stages = min(stage_bound(graph, ii), tight) if tight is not None else stage_bound(graph, ii)
+        relaxed, _ = timeline_model(graph, ii, width, caps, stages, family, copies=2)
+        first = run(relaxed, limits.share(0.2))
+        seconds += first.seconds
+        if first.status == "infeasible":
+            attempts.append(Attempt(ii, "infeasible (proven by CP-SAT on two overlapped iterations)"))
+            continue
+        # The rows prove infeasibility best, the exact time line (a copy per stage, when Hall's
+        # condition decides the units) finds schedules best: half the time each (docs/exact.md).
+        mm = modulo_model(graph, ii, width, caps, stages, fresh_uses)
+        out = run(mm.model, limits.share(0.5) if by_hall else limits)
         seconds += out.seconds
+        if by_hall and out.status == "unknown":
+            model, start = timeline_model(graph, ii, width, caps, stages, family, copies=stages + 1)
+            out, mm = run(model, limits.share(0.5)), None
+            seconds += out.seconds
         if out.status == "infeasible":
             attempts.append(Attempt(ii, "infeasible (proven by CP-SAT)"))
         elif out.status == "unknown":
@@ -344,7 +370,11 @@ def exact_modulo_schedule(graph: SchedGraph, heuristic: ModuloSchedule | None = 
             open_ii = open_ii if open_ii is not None else ii
             stopped = out.stopped
         else:
-            found = (ii, *_decode(graph, mm, out))
+            if mm is None:
+                cycle = {i: out.value(v) for i, v in enumerate(start)}
+                found = (ii, cycle, assign_units(graph, ii, cycle))
+            else:
+                found = (ii, *_decode(graph, mm, out))
             attempts.append(Attempt(ii, "feasible (CP-SAT)"))
             break
     if found is None:

@@ -52,8 +52,9 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
     unit: dict = {}
     last: dict = {}
     budget = max(int(budget_ratio * n_ops), n_ops)
-    preds, succs = st.preds, st.succs
-    issue = mrt.issue
+    preds, succs = st.tight_preds, st.tight_succs  # the implied dependences hold through the others
+    free_unit = mrt.free_unit
+    fits: set = set()
     while heap:
         if attempt.placements >= budget:
             attempt.outcome = f"budget of {budget} placements exhausted"
@@ -65,16 +66,16 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
         for p, lat, dist in preds[n]:
             if p in time and time[p] + lat - ii * dist > estart:
                 estart = time[p] + lat - ii * dist
-        chosen = None
-        for t in slots(n, estart, estart + ii - 1, ii, ops):
-            if len(issue[t % ii]) >= width:
-                continue  # the row is full: no unit choice can help
-            bu = mrt.best_unit(n, t)
-            if bu is None:
+        if n not in fits:
+            if mrt.best_unit(n, 0) is None:  # too long for II on every unit, whatever is evicted
                 attempt.outcome = f"operation {n} cannot fit in II {ii}"
                 return None
-            if not bu[1]:
-                chosen = (t, bu[0], set())
+            fits.add(n)
+        chosen = None
+        for t in slots(n, estart, estart + ii - 1, ii, ops):
+            u = free_unit(n, t)
+            if u is not None:
+                chosen = (t, u, ())
                 break
         if chosen is None:
             t = estart if n not in last or estart > last[n] else last[n] + 1

@@ -11,11 +11,15 @@ row ``t mod II`` of the *modulo reservation table* (MRT).
 * ``swing`` (Llosa et al., 1996, :mod:`schedcc.sched.swing`): recurrences
   first, every operation next to its placed neighbours (fewer registers).
 
-:func:`modulo_schedule` starts at the MII (:mod:`schedcc.sched.mii`) and tries
-each II in turn. When IMS fails at the MII itself, it restarts there up to
-:data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order
-before giving up on that II (a bounded repair: on ``hydro`` on ``la664`` the
-height order's ties decide whether the exactly full kernel of II 2 is found).
+:func:`modulo_schedule` starts at the MII (:mod:`schedcc.sched.mii`); when
+that fails it gallops (MII + 1, + 3, + 7, ...: steps double) to an II that
+works, then bisects between the last failure and it, so a loop whose II ends
+k above the MII costs O(log k) attempts, not k (IMS is not monotonic in II:
+an II between may work where a larger one failed; the search does not look
+for it). When the II found is MII + 1, IMS restarts at the MII up to
+:data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order (a
+bounded repair for a near miss: on ``hydro`` on ``la664`` the height order's
+ties decide whether the exactly full kernel of II 2 is found).
 It reads only the :class:`~schedcc.problem.SchedGraph`
 (``kernel_end`` marks an operation that must issue in the last row of the
 kernel, like the loop branch; ``distance`` on dependences), so Ascend
@@ -122,7 +126,6 @@ AcceptFunction = Callable[[ModuloSchedule], "bool | str | None"]
 def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt: Attempt):
     """IMS again at *ii* with ties in the height order broken by seeded shuffles; the
     first schedule found, or None. *attempt* counts all the work."""
-    first = attempt.outcome
     for seed in range(IMS_RESTARTS):
         rng = random.Random(seed)
         jitter = [rng.random() * 0.5 for _ in range(len(structure.graph))]
@@ -131,9 +134,9 @@ def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_
         attempt.placements += scratch.placements
         attempt.evictions += scratch.evictions
         if found is not None:
-            attempt.outcome = f"scheduled at restart {seed + 1} (ties shuffled; the first run: {first})"
+            attempt.outcome = f"scheduled at restart {seed + 1} (ties shuffled)"
             return found
-    attempt.outcome = f"{first}; {IMS_RESTARTS} restarts with ties shuffled failed too"
+    attempt.outcome = f"{IMS_RESTARTS} restarts with ties shuffled failed"
     return None
 
 
@@ -174,34 +177,62 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
             caps.setdefault(res, 1)
     lat_sum = sum(op.latency + op.occupancy for op in graph.ops)
     limit = max_ii if max_ii is not None else max(bounds.value, lat_sum) * 2 + 8
-    ii = max(bounds.value, min_ii or 1)
+    first = max(bounds.value, min_ii or 1)
     attempts: list[Attempt] = []
     run = ims if algorithm == "ims" else swing
     structure = LoopStructure(graph)
-    while ii <= limit:
-        attempt = Attempt(ii, "")
-        found = run(structure, ii, width, caps, budget_ratio, attempt)
-        if found is None and algorithm == "ims" and ii == bounds.value and len(graph) > 1:
-            found = _restarts(structure, ii, width, caps, budget_ratio, attempt)
-        if found is None:
-            attempts.append(attempt)
-            ii += 1
-            continue
+
+    def build(ii: int, found: tuple) -> ModuloSchedule:
         cycle, unit = found
         shift = -(min(cycle.values(), default=0) // ii) * ii
         cycle = {n: t + shift for n, t in cycle.items()}
         moved = 0
         if stage_scheduling:
             cycle, moved = stage_schedule(graph, ii, cycle)
-        sched = ModuloSchedule(graph, ii, graph.by_key(cycle), graph.by_key(unit), algorithm, bounds, width,
-                               attempts, moved)
-        verdict = accept(sched) if accept is not None else True
-        if verdict is True or verdict is None:
-            attempt.outcome = attempt.outcome or "scheduled"
-            attempts.append(attempt)
-            return sched
-        attempt.outcome = "rejected: " + (verdict if isinstance(verdict, str) else "the accept() callback said no")
+        return ModuloSchedule(graph, ii, graph.by_key(cycle), graph.by_key(unit), algorithm, bounds, width,
+                              attempts, moved)
+
+    def attempt_at(ii: int, restarts: bool = False) -> tuple | None:
+        """(ii, the scheduler's cycles and units, the schedule if built), or None."""
+        attempt = Attempt(ii, "")
         attempts.append(attempt)
-        ii += 1
+        if restarts:
+            found = _restarts(structure, ii, width, caps, budget_ratio, attempt)
+        else:
+            found = run(structure, ii, width, caps, budget_ratio, attempt)
+        if found is None:
+            return None
+        sched = None
+        if accept is not None:  # else the schedule is built for the II chosen only
+            sched = build(ii, found)
+            verdict = accept(sched)
+            if verdict is not True and verdict is not None:
+                attempt.outcome = "rejected: " + (verdict if isinstance(verdict, str)
+                                                  else "the accept() callback said no")
+                return None
+        attempt.outcome = attempt.outcome or "scheduled"
+        return ii, found, sched
+
+    best = attempt_at(first) if first <= limit else None
+    lo, step = first, 1
+    while best is None and lo < limit:  # gallop: failures at lo; steps double
+        ii = min(lo + step, limit)
+        best = attempt_at(ii)
+        if best is None:
+            lo, step = ii, step * 2
+    if best is not None:
+        hi = best[0]
+        while hi - lo > 1:  # bisect back (a search: IMS does not always fail below an II it fails at)
+            mid = (lo + hi) // 2
+            got = attempt_at(mid)
+            if got is None:
+                lo = mid
+            else:
+                best, hi = got, mid
+        if algorithm == "ims" and best[0] == bounds.value + 1 == first + 1 and len(graph) > 1:
+            # One II above the bound: IMS again at the MII with its ties shuffled.
+            best = attempt_at(first, restarts=True) or best
+        ii, found, sched = best
+        return sched if sched is not None else build(ii, found)
     raise SchedccError(f"no modulo schedule found with II up to {limit}",
                        notes=[f"II {a.ii}: {a.outcome}" for a in attempts[-3:]])

@@ -83,7 +83,7 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
         also = op.also
         while True:
             free = [u for u in units if unit_free.get(u, 0) <= c]
-            if free and all(unit_free.get(x, 0) <= c for x, _ in also):
+            if free and (not also or all(unit_free.get(x, 0) <= c for x, _ in also)):
                 break
             blocking = [u for u in units] + [x for x, _ in also]
             soonest = min(t for t in (unit_free.get(u, 0) for u in blocking) if t > c)

@@ -48,7 +48,7 @@ Example (the pipeliner calls :func:`generate` for every loop it schedules)::
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from schedcc.ir import Affine, Block, Const, Instr, Label, Mem, Reg
 from schedcc.swp.loops import Loop
@@ -88,8 +88,64 @@ def _op(opcode: str, dest: str, a, b=None) -> Instr:
     return Instr(opcode, Reg(dest), ops, syntax=syntax)
 
 
+@dataclass
+class Passes:
+    """The instructions of a pipelined loop before they are put in blocks: ``head``
+    (the kernel's bound, the live-in copies), the prologue, the kernel (its last
+    instruction the loop branch, to ``labels["kernel"]``), the epilogue, and the
+    copies that put every register's final value back in its own name."""
+
+    labels: dict[str, str]
+    head: list[Instr]
+    prologue: list[Instr]
+    kernel: list[Instr]
+    epilogue: list[Instr]
+    copy_back: list[Instr]
+    fresh_reg: "_Fresh"
+
+
 def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> list[Block]:
     """The blocks that replace ``loop.block``; the first keeps its label. See the module docstring."""
+    p = pipelined_passes(loop, sched, pressure)
+    block, L, instrs, lbl, fresh_reg = loop.block, loop.block.label, loop.block.instrs, p.labels, p.fresh_reg
+    S, u = sched.stages, pressure.unroll
+    prologue = p.head + p.prologue
+    kernel = p.kernel
+    epilogue = p.epilogue + p.copy_back + [Instr("jmp", None, (Label(loop.exit_label),))]
+
+    original = list(instrs)
+    term = original[-1]
+    original[-1] = replace(term, operands=tuple(Label(lbl["orig"]) if isinstance(o, Label) and o.name == L else o
+                                                for o in term.operands))
+    need = S - 1 + u  # iterations the pipelined code runs at least
+    out: list[Block] = []
+    if need >= 2:
+        guard = _trip_count(loop, fresh_reg)
+        trip = guard[-1].dest.name
+        ok = fresh_reg(f"{L}.long")
+        guard.append(_op("ge", ok, trip, need))
+        guard.append(Instr("br", None, (Reg(ok), Label(lbl["pipe"] if u > 1 else lbl["pro"]), Label(lbl["orig"]))))
+        out.append(Block(L, tuple(guard), block.loc))
+        if u > 1:
+            rem, more = fresh_reg(f"{L}.rest"), fresh_reg(f"{L}.more")
+            pipe = [_op("sub", rem, trip, S - 1), _op("rem", rem, rem, u), _op("gt", more, rem, 0),
+                    Instr("br", None, (Reg(more), Label(lbl["pre"]), Label(lbl["pro"])))]
+            out.append(Block(lbl["pipe"], tuple(pipe)))
+            pre = original[:-1] + [_op("sub", rem, rem, 1), _op("gt", more, rem, 0),
+                                   Instr("br", None, (Reg(more), Label(lbl["pre"]), Label(lbl["pro"])))]
+            out.append(Block(lbl["pre"], tuple(pre)))
+        out.append(Block(lbl["pro"], tuple(prologue)))
+    else:
+        out.append(Block(L, tuple(prologue), block.loc))
+    out.append(Block(lbl["kernel"], tuple(kernel)))
+    out.append(Block(lbl["epi"], tuple(epilogue)))
+    if need >= 2:
+        out.append(Block(lbl["orig"], tuple(original)))
+    return out
+
+
+def pipelined_passes(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> Passes:
+    """The instances of every pass with register copies; see :func:`generate`."""
     block, L = loop.block, loop.block.label
     instrs = block.instrs
     ii, S, u = sched.ii, sched.stages, pressure.unroll
@@ -189,7 +245,7 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
                 head.append(move)
         if dist and src in steps:
             content[name(src, -dist)] = (-dist, float("-inf"))
-    prologue = list(head)
+    prologue: list[Instr] = []
     for p in range(S - 1):
         prologue += emit_pass(p, lambda n, p=p: stage[n] <= p, False)
     kernel: list[Instr] = []
@@ -200,40 +256,9 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
     epilogue: list[Instr] = []
     for e in range(S - 1):
         epilogue += emit_pass(S - 1 + u + e, lambda n, e=e: stage[n] >= e + 1, False)
-    for r, n in sorted(loop.last_def.items()):
-        if r != loop.exit.cond and name(n, S - 2) != r:
-            epilogue.append(_op("mov", r, name(n, S - 2)))
-    epilogue.append(Instr("jmp", None, (Label(loop.exit_label),)))
-
-    original = list(instrs)
-    term = original[-1]
-    original[-1] = replace(term, operands=tuple(Label(lbl["orig"]) if isinstance(o, Label) and o.name == L else o
-                                                for o in term.operands))
-    need = S - 1 + u  # iterations the pipelined code runs at least
-    out: list[Block] = []
-    if need >= 2:
-        guard = _trip_count(loop, fresh_reg)
-        trip = guard[-1].dest.name
-        ok = fresh_reg(f"{L}.long")
-        guard.append(_op("ge", ok, trip, need))
-        guard.append(Instr("br", None, (Reg(ok), Label(lbl["pipe"] if u > 1 else lbl["pro"]), Label(lbl["orig"]))))
-        out.append(Block(L, tuple(guard), block.loc))
-        if u > 1:
-            rem, more = fresh_reg(f"{L}.rest"), fresh_reg(f"{L}.more")
-            pipe = [_op("sub", rem, trip, S - 1), _op("rem", rem, rem, u), _op("gt", more, rem, 0),
-                    Instr("br", None, (Reg(more), Label(lbl["pre"]), Label(lbl["pro"])))]
-            out.append(Block(lbl["pipe"], tuple(pipe)))
-            pre = original[:-1] + [_op("sub", rem, rem, 1), _op("gt", more, rem, 0),
-                                   Instr("br", None, (Reg(more), Label(lbl["pre"]), Label(lbl["pro"])))]
-            out.append(Block(lbl["pre"], tuple(pre)))
-        out.append(Block(lbl["pro"], tuple(prologue)))
-    else:
-        out.append(Block(L, tuple(prologue), block.loc))
-    out.append(Block(lbl["kernel"], tuple(kernel)))
-    out.append(Block(lbl["epi"], tuple(epilogue)))
-    if need >= 2:
-        out.append(Block(lbl["orig"], tuple(original)))
-    return out
+    copy_back = [_op("mov", r, name(n, S - 2)) for r, n in sorted(loop.last_def.items())
+                 if r != loop.exit.cond and name(n, S - 2) != r]
+    return Passes(lbl, head, prologue, kernel, epilogue, copy_back, fresh_reg)
 
 
 def _trip_count(loop: Loop, fresh) -> list[Instr]:

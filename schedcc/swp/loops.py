@@ -106,6 +106,10 @@ class Loop:
     addresses: dict[int, tuple | None] = field(default_factory=dict)
     # every basic induction variable of the body (the exit test's is ``iv``)
     inductions: dict[str, Induction] = field(default_factory=dict)
+    # memory accesses whose address cannot be corrected (an indexed load in assembly)
+    fixed: frozenset[int] = frozenset()
+    # pairs of accesses that a run-time check before the loop proves apart: no dependence
+    disjoint: frozenset[tuple[int, int]] = frozenset()
 
     def address_only_uses(self) -> set[tuple[int, int]]:
         """RAW edges (induction step node, user) along which the induction variable is read
@@ -114,7 +118,7 @@ class Loop:
         out = set()
         for (node, reg), (src, _) in self.reaching.items():
             iv = self.inductions.get(reg)
-            if iv is None or src != iv.node or node == src:
+            if iv is None or src != iv.node or node == src or node in self.fixed:
                 continue
             ins = self.block.instrs[node]
             if any(isinstance(op, Reg) and op.name == reg for op in ins.operands):
@@ -125,6 +129,12 @@ class Loop:
     @property
     def name(self) -> str:
         return f"{self.function.name}/{self.block.label}"
+
+
+def instr_text(instr: Instr) -> str:
+    """An instruction of a loop as a report shows it: the assembly pipeliner's renamed
+    registers (``v:$fa1``, :mod:`schedcc.swp.asm_loops`) under their own names."""
+    return str(instr).replace("v:$", "$")
 
 
 @dataclass(frozen=True)
@@ -427,7 +437,7 @@ def loop_dag(loop: Loop, target: Target | str) -> SchedGraph:
         a_w = writes[a]
         for b in accesses:
             b_w = writes[b]
-            if not (a_w or b_w):
+            if not (a_w or b_w) or (min(a, b), max(a, b)) in loop.disjoint:
                 continue
             if a_w and not b_w:
                 latency, hazard = lat[a], "RAW"

@@ -60,6 +60,11 @@ class OpClass:
     def param(self, name: str, default: Any = None) -> Any:
         return dict(self.params).get(name, default)
 
+    @property
+    def constant_cost(self) -> tuple[int, int] | None:
+        """(latency, occupancy) when no instruction changes them (numbers, no formula), else None."""
+        return self._constant
+
     @functools.cached_property
     def _constant(self) -> tuple[int, int] | None:
         if isinstance(self.latency, int) and isinstance(self.occupancy, int) \
@@ -220,7 +225,11 @@ def unknown_opcode_error(target: Target, instr: Instr) -> SchedccError:
 
 def check_opcodes(program, target: Target) -> None:
     """Raise a located :class:`SchedccError` for the first opcode *target* does not know."""
+    known: set[str] = set()
     for _, block in program.blocks():
         for instr in block.instrs:
+            if instr.opcode in known:
+                continue
             if target.op_class(instr.opcode) is None:
                 raise unknown_opcode_error(target, instr)
+            known.add(instr.opcode)

@@ -11,7 +11,8 @@ The library for planners (docs/api.md, docs/training.md)::
 
 from schedcc.training.api import compare, generate, load_step, pipeline, schedule
 from schedcc.training.costs import Cluster
+from schedcc.training.overlap_plan import Overlap, decompose
 from schedcc.training.result import RankStats, ScheduledOp, StepResult
 
-__all__ = ["generate", "schedule", "compare", "pipeline", "load_step", "Cluster", "StepResult",
-           "RankStats", "ScheduledOp"]
+__all__ = ["generate", "schedule", "compare", "pipeline", "load_step", "decompose", "Cluster", "StepResult",
+           "RankStats", "ScheduledOp", "Overlap"]

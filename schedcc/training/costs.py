@@ -56,12 +56,11 @@ class Cluster:
     launch_overhead: float = 0.0  # seconds added to every operator
     inter_algorithm: str = "ring"  # "ring" or "tree" between nodes
     contention: float = 0.0       # compute slows by this fraction of the time communication overlaps it
-    # The shape-aware kernel model of schedcc.training.kernels (used by the planner); 0 = not given
+    compute_units: int = 0        # SMs / AI cores a GEMM's output tiles spread over (0: no tile model)
+    gemm_tiles: tuple = ()        # ((tile_m, tile_n), ...) output tiles the GEMM library chooses from
+    # the shape-aware kernel model of schedcc.training.kernels (the planner's); 0 = not given
     memory_capacity: float = 0.0  # bytes of device memory (HBM)
     memory_reserved: float = 0.0  # bytes the framework keeps (CUDA context, communication buffers, fragmentation)
-    sm_count: float = 0.0         # streaming multiprocessors (AI cores) that tiles of a GEMM spread over
-    gemm_tile_m: float = 128.0    # output tile of the GEMM kernels (rows x columns)
-    gemm_tile_n: float = 256.0
     gemm_efficiency: float = 0.0  # fraction of peak a large GEMM reaches per tile (0: use efficiency)
     attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
     memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
@@ -72,11 +71,41 @@ class Cluster:
         return self.devices_per_node * self.nodes
 
     # -- compute ------------------------------------------------------------------
-    def compute_time(self, flops: float = 0.0, bytes: float = 0.0) -> float:
-        """Roofline: the larger of the math time and the memory time, plus launch."""
+    def compute_time(self, flops: float = 0.0, bytes: float = 0.0, slowdown: float = 1.0) -> float:
+        """Roofline: the larger of the math time (times *slowdown*, a GEMM piece's
+        :meth:`piece_slowdown`) and the memory time, plus launch."""
         if flops <= 0 and bytes <= 0:
             return 0.0
-        return max(flops / (self.peak_flops * self.efficiency), bytes / self.hbm_bw) + self.launch_overhead
+        return max(flops * slowdown / (self.peak_flops * self.efficiency), bytes / self.hbm_bw) + self.launch_overhead
+
+    def tile_efficiency(self, m: float, n: float, gemms: int = 1) -> float:
+        """Fraction of the GEMM units' tile throughput an ``m x n`` output (``gemms`` of them,
+        grouped) keeps, best over :attr:`gemm_tiles` (tile and wave quantisation).
+
+        A tile ``tm x tn`` covers ``ceil(m/tm) ceil(n/tn)`` tiles per GEMM; they run
+        in ``ceil(tiles / compute_units)`` waves, each as long as one tile, so the
+        padded tiles and the idle units of the last wave are lost. A smaller tile
+        re-reads more operand bytes per FLOP: it runs at ``reuse / best reuse`` of
+        the largest tile's rate, reuse being ``tm tn / (tm + tn)`` (docs/cost-model.md).
+        1.0 without a tile model.
+        """
+        if not self.compute_units or not self.gemm_tiles or m <= 0 or n <= 0:
+            return 1.0
+        best_reuse = max(tm * tn / (tm + tn) for tm, tn in self.gemm_tiles)
+        best = 0.0
+        for tm, tn in self.gemm_tiles:
+            tiles = gemms * math.ceil(m / tm) * math.ceil(n / tn)
+            slots = math.ceil(tiles / self.compute_units) * self.compute_units
+            used = gemms * m * n / (slots * tm * tn)
+            best = max(best, used * min(1.0, tm * tn / (tm + tn) / best_reuse))
+        return best
+
+    def piece_slowdown(self, m: float, whole_m: float, n: float, gemms: int = 1) -> float:
+        """How much slower per FLOP a GEMM of ``m`` rows runs than the ``whole_m``-row GEMM
+        it is a piece of (:meth:`tile_efficiency` of each); at least 1: the whole could
+        run as its pieces. The whole's time is what the calibrated ``efficiency`` says."""
+        piece = self.tile_efficiency(m, n, gemms)
+        return max(1.0, self.tile_efficiency(whole_m, n, gemms) / piece) if piece > 0 else 1.0
 
     # -- communication ---------------------------------------------------------------
     def placement(self, ranks: int, stride: int = 1) -> tuple[int, int]:
@@ -183,6 +212,9 @@ def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
             raise SchedccError(f"{path or name}: key 'cluster.{key}': missing",
                                notes=["docs/cost-model.md lists the keys of a cluster model"])
         value = table[key]
+        if key == "gemm_tiles":
+            values[key] = parse_tiles(value, f"{path or name}: key 'cluster.gemm_tiles'")
+            continue
         if f.type == "str":
             if value not in ("ring", "tree"):
                 raise SchedccError(f"{path or name}: key 'cluster.{key}': expected \"ring\" or \"tree\"")
@@ -193,6 +225,7 @@ def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
         if key in values and values[key] <= 0:
             raise SchedccError(f"{path or name}: key 'cluster.{key}': must be positive")
     values["devices_per_node"] = int(values["devices_per_node"])
+    values["compute_units"] = int(values.get("compute_units", 0))
     values["nodes"] = int(values["nodes"])
     return Cluster(name=name, **values)
 
@@ -218,6 +251,8 @@ def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
                                       "parameters: " + ", ".join(k for k in _FIELDS if k != "name")])
         if key == "inter_algorithm":
             table[key] = text
+        elif key == "gemm_tiles":
+            table[key] = [t.strip() for t in text.split(",")] if isinstance(text, str) else list(text)
         else:
             value = parse_quantity(text, key) if isinstance(text, str) else float(text)
             table[key] = value
@@ -236,6 +271,18 @@ def parse_overrides(items: list[str] | None) -> dict[str, str]:
             raise SchedccError(f"--set '{item}': expected KEY=VALUE, e.g. --set link_bw=200GB/s")
         out[key.strip()] = value.strip()
     return out
+
+
+def parse_tiles(value, where: str) -> tuple:
+    """``["128x256", "64x64"]`` -> ``((128, 256), (64, 64))``; an error names *where*."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    out = []
+    for item in items:
+        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(item))
+        if not m or not int(m.group(1)) or not int(m.group(2)):
+            raise SchedccError(f"{where}: expected tile shapes like \"128x256,128x128\", got {value!r}")
+        out.append((int(m.group(1)), int(m.group(2))))
+    return tuple(out)
 
 
 def cluster_of(target: Target) -> Cluster:

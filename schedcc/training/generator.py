@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from schedcc.errors import SchedccError
 from schedcc.ir import Attr, Block, Function, Instr, Program, Reg
+from schedcc.training.moe import MoE
 from schedcc.training.pipeline import gpipe, one_f_one_b, zero_bubble
 from schedcc.training.pipeline_graph import Action, StageCosts
 
@@ -55,6 +56,10 @@ class TransformerConfig:
     schedule: str = "1f1b"            # order of the pipeline: gpipe, 1f1b, zb-h1, zb-h2
     dtype_bytes: int = 2              # bf16 activations and gradients
     optimizer_bytes_per_param: int = 16  # Adam: fp32 master weight, m, v read and written [assumption]
+    sequence_parallel: bool = False   # Megatron's sequence parallelism: all-gather + reduce-scatter
+    experts: int = 0                  # mixture of experts: experts per layer (0: dense MLP), schedcc.training.moe
+    top_k: int = 2                    # experts per token
+    ep: int = 1                       # expert-parallel degree (divides dp and experts)
 
     def check(self) -> None:
         for name in ("layers", "hidden", "seq", "micro_batch", "microbatches", "dp", "tp", "pp", "vocab"):
@@ -64,6 +69,19 @@ class TransformerConfig:
             raise SchedccError(f"--layers ({self.layers}) must be a multiple of --pp ({self.pp})")
         if self.hidden % self.tp:
             raise SchedccError(f"--hidden ({self.hidden}) must be a multiple of --tp ({self.tp})")
+        if self.sequence_parallel and (self.seq * self.micro_batch) % self.tp:
+            raise SchedccError(f"--sequence-parallel splits the {self.seq * self.micro_batch} tokens of a "
+                               f"microbatch over --tp {self.tp}: they must divide evenly")
+        if self.experts < 0 or self.ep < 1 or self.top_k < 1:
+            raise SchedccError("--experts must be at least 0, --top-k and --ep at least 1")
+        if self.ep > 1 and not self.experts:
+            raise SchedccError(f"--ep {self.ep} needs mixture-of-experts layers: give --experts")
+        if self.experts:
+            if self.top_k > self.experts:
+                raise SchedccError(f"--top-k ({self.top_k}) must be at most --experts ({self.experts})")
+            if self.experts % self.ep or self.dp % self.ep:
+                raise SchedccError(f"--ep ({self.ep}) must divide --experts ({self.experts}) and --dp ({self.dp})",
+                                   notes=["expert parallelism takes its ranks from the data-parallel group"])
         if self.schedule not in ("gpipe", "1f1b", "zb-h1", "zb-h2"):
             raise SchedccError(f"unknown pipeline order '{self.schedule}' for the generator",
                                notes=["choose gpipe, 1f1b, zb-h1 or zb-h2 (schedcc pipeline evaluates the others)"])
@@ -76,14 +94,23 @@ def _num(value: float) -> Attr:
     return Attr(float(value))
 
 
+def _mm(m: float, n: float, k: float) -> dict:
+    """A GEMM's attributes: its FLOPs and its shape (``m`` token rows, ``n`` outputs, ``k`` inputs),
+    which the cost model reads when the GEMM is cut into pieces."""
+    return dict(flops=2 * m * n * k, m=m, n=n, k=k)
+
+
 class _Emitter:
     def __init__(self, cfg: TransformerConfig, stage: int):
         self.cfg, self.stage = cfg, stage
         self.instrs: list[Instr] = []
+        self.mb: int | None = None  # the microbatch being emitted: its operators carry ``mb``
 
     def op(self, opcode: str, dest: str, *operands: str, **attrs) -> str:
         items = tuple((k, _num(v) if isinstance(v, (int, float)) else Attr(v)) for k, v in attrs.items()
                       if v is not None)
+        if self.mb is not None:
+            items += (("mb", Attr(self.mb)),)
         self.instrs.append(Instr(opcode, Reg(dest), tuple(Reg(o) for o in operands), items))
         return dest
 
@@ -132,13 +159,22 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
     tp_ar = dict(group="tp", ranks=t, stride=1) if t > 1 else None
     pp_kw = dict(group="pp", ranks=cfg.pp, stride=t * cfg.dp)
     dp_kw = dict(group="dp", ranks=cfg.dp, stride=t)
-    params_layer = (4 * h * h + 2 * h * ffn) / t + 4 * h  # QKV + proj + MLP (+ norms)
+    sp = cfg.sequence_parallel and t > 1
+    q = t if sp else 1  # with sequence parallelism norms and residuals hold 1/t of the tokens
+    moe = MoE(em, cfg, sp) if cfg.experts else None
+    # QKV + proj + MLP (+ norms); with experts the router here, the experts apart
+    params_layer = (4 * h * h + 2 * h * ffn) / t + 4 * h if not moe else 4 * h * h / t + moe.router_params() + 4 * h
     grads: dict[tuple, str] = {}
 
     def tp_allreduce(name: str, src: str, layer: int) -> str:
+        """The tensor-parallel reduction: an all-reduce, or with sequence parallelism a reduce-scatter."""
         if tp_ar is None:
             return src
-        return em.op("allreduce", name, src, bytes=act_bytes, layer=layer, **tp_ar)
+        return em.op("reduce_scatter" if sp else "allreduce", name, src, bytes=act_bytes, layer=layer, **tp_ar)
+
+    def tp_gather(name: str, src: str, layer: int) -> str:
+        """With sequence parallelism: the all-gather in front of a column-parallel GEMM."""
+        return em.op("allgather", name, src, bytes=act_bytes, layer=layer, **tp_ar) if sp else src
 
     def forward(mb: int) -> None:
         x = f"x.s{stage}.m{mb}"
@@ -149,29 +185,35 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
         for l in layers:
             sfx = f".l{l}.m{mb}"
             w = f"w.l{l}"
-            n1 = em.op("layernorm", "n1" + sfx, x, w, bytes=2 * act_bytes, act=4 * s * b * h, layer=l)
-            qkv = em.op("matmul", "qkv" + sfx, n1, w, flops=6 * b * s * h * h / t, act=6 * s * b * h / t, layer=l)
+            n1 = em.op("layernorm", "n1" + sfx, x, w, bytes=2 * act_bytes / q, act=4 * s * b * h / q, layer=l)
+            n1 = tp_gather("n1g" + sfx, n1, l)
+            qkv = em.op("matmul", "qkv" + sfx, n1, w, **_mm(b * s, 3 * h / t, h), act=6 * s * b * h / t, layer=l)
             at = em.op("attention", "attn" + sfx, qkv, flops=4 * b * s * s * h / t,
                        bytes=3 * act_bytes / t, act=5 * heads * s * s * b / t + 2 * s * b * h / t, layer=l)
-            pr = em.op("matmul", "proj" + sfx, at, w, flops=2 * b * s * h * h / t, layer=l)
+            pr = em.op("matmul", "proj" + sfx, at, w, **_mm(b * s, h, h / t), layer=l)
             pr = tp_allreduce("projr" + sfx, pr, l)
-            n2 = em.op("layernorm", "n2" + sfx, pr, x, w, bytes=3 * act_bytes, act=6 * s * b * h, layer=l)
-            f1 = em.op("matmul", "fc1" + sfx, n2, w, flops=2 * b * s * h * ffn / t, act=2 * s * b * ffn / t, layer=l)
+            n2 = em.op("layernorm", "n2" + sfx, pr, x, w, bytes=3 * act_bytes / q, act=6 * s * b * h / q, layer=l)
+            if moe:
+                x = moe.forward(l, sfx, n2)
+                continue
+            n2 = tp_gather("n2g" + sfx, n2, l)
+            f1 = em.op("matmul", "fc1" + sfx, n2, w, **_mm(b * s, ffn / t, h), act=2 * s * b * ffn / t, layer=l)
             ge = em.op("gelu", "gelu" + sfx, f1, bytes=4 * b * s * ffn * e / t, act=2 * s * b * ffn / t, layer=l)
-            f2 = em.op("matmul", "fc2" + sfx, ge, w, flops=2 * b * s * h * ffn / t, layer=l)
+            f2 = em.op("matmul", "fc2" + sfx, ge, w, **_mm(b * s, h, ffn / t), layer=l)
             x = tp_allreduce("fc2r" + sfx, f2, l)
         if last:
-            logits = em.op("matmul", f"logits.m{mb}", x, "w.out", flops=2 * b * s * h * cfg.vocab / t,
+            x = logits_in[mb] = tp_gather(f"xg.m{mb}", x, cfg.layers)
+            logits = em.op("matmul", f"logits.m{mb}", x, "w.out", **_mm(b * s, cfg.vocab / t, h),
                            act=b * s * cfg.vocab * 4 / t, layer=cfg.layers)
             em.op("xent", f"loss.m{mb}", logits, bytes=2 * b * s * cfg.vocab * 4 / t, layer=cfg.layers)
         else:
-            em.op("send", f"sendf.s{stage}.m{mb}", x, bytes=act_bytes, **pp_kw)
+            em.op("send", f"sendf.s{stage}.m{mb}", x, bytes=act_bytes / q, **pp_kw)
 
     def backward_input(mb: int) -> None:
         if last:
             dlog = em.op("xent_bwd", f"dlogits.m{mb}", f"loss.m{mb}", f"logits.m{mb}",
                          bytes=2 * b * s * cfg.vocab * 4 / t, layer=cfg.layers)
-            d = em.op("matmul_bwd", f"dx.out.m{mb}", dlog, "w.out", flops=2 * b * s * h * cfg.vocab / t,
+            d = em.op("matmul_bwd", f"dx.out.m{mb}", dlog, "w.out", **_mm(b * s, h, cfg.vocab / t),
                       layer=cfg.layers)
             d = tp_allreduce(f"dx.outr.m{mb}", d, cfg.layers)
         else:
@@ -180,33 +222,42 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
             sfx = f".l{l}.m{mb}"
             w = f"w.l{l}"
             d_in = d
-            dge = em.op("matmul_bwd", "dgelu" + sfx, d, w, flops=2 * b * s * h * ffn / t, layer=l)
-            df1 = em.op("gelu_bwd", "dfc1" + sfx, dge, "fc1" + sfx, bytes=6 * b * s * ffn * e / t, layer=l)
-            dn2 = em.op("matmul_bwd", "dn2" + sfx, df1, w, flops=2 * b * s * h * ffn / t, layer=l)
-            dn2 = tp_allreduce("dn2r" + sfx, dn2, l)
-            dpr = em.op("layernorm_bwd", "dproj" + sfx, dn2, "n2" + sfx, d, bytes=4 * act_bytes, layer=l)
-            dat = em.op("matmul_bwd", "dattn" + sfx, dpr, w, flops=2 * b * s * h * h / t, layer=l)
+            if moe:
+                dn2, df1 = moe.backward(l, sfx, d), None
+            else:
+                d_in = tp_gather("dyg" + sfx, d, l)
+                dge = em.op("matmul_bwd", "dgelu" + sfx, d_in, w, **_mm(b * s, ffn / t, h), layer=l)
+                df1 = em.op("gelu_bwd", "dfc1" + sfx, dge, "fc1" + sfx, bytes=6 * b * s * ffn * e / t, layer=l)
+                # with sequence parallelism the weight gradient's input is gathered again, issued
+                # before the input gradient's GEMM so that it runs under it (Korthikanti et al.)
+                regather["n2" + sfx] = tp_gather("n2w" + sfx, "n2" + sfx, l)
+                dn2 = em.op("matmul_bwd", "dn2" + sfx, df1, w, **_mm(b * s, h, ffn / t), layer=l)
+                dn2 = tp_allreduce("dn2r" + sfx, dn2, l)
+            dpr = em.op("layernorm_bwd", "dproj" + sfx, dn2, "n2" + sfx, d, bytes=4 * act_bytes / q, layer=l)
+            dprg = tp_gather("dprg" + sfx, dpr, l)
+            dat = em.op("matmul_bwd", "dattn" + sfx, dprg, w, **_mm(b * s, h / t, h), layer=l)
             dq = em.op("attention_bwd", "dqkv" + sfx, dat, "qkv" + sfx, "attn" + sfx,
                        flops=8 * b * s * s * h / t, bytes=6 * act_bytes / t, layer=l)
-            dn1 = em.op("matmul_bwd", "dn1" + sfx, dq, w, flops=6 * b * s * h * h / t, layer=l)
+            regather["n1" + sfx] = tp_gather("n1w" + sfx, "n1" + sfx, l)
+            dn1 = em.op("matmul_bwd", "dn1" + sfx, dq, w, **_mm(b * s, h, 3 * h / t), layer=l)
             dn1 = tp_allreduce("dn1r" + sfx, dn1, l)
-            d = em.op("layernorm_bwd", "dx" + sfx, dn1, "n1" + sfx, dpr, bytes=4 * act_bytes, layer=l)
-            grads_in[(l, mb)] = (d_in, df1, dpr, dq)
+            d = em.op("layernorm_bwd", "dx" + sfx, dn1, "n1" + sfx, dpr, bytes=4 * act_bytes / q, layer=l)
+            grads_in[(l, mb)] = (d_in, df1, dprg, dq)
         if last:
             grads_in[("out", mb)] = (dlog,)
         if first:
             em.op("embedding_bwd", f"dembed.m{mb}", d, bytes=2 * act_bytes, layer=0)
         else:
-            em.op("send", f"sendb.s{stage}.m{mb}", d, bytes=act_bytes, **pp_kw)
+            em.op("send", f"sendb.s{stage}.m{mb}", d, bytes=act_bytes / q, **pp_kw)
 
     grads_in: dict[tuple[int, int], tuple] = {}
+    regather: dict[str, str] = {}  # a norm's output -> what its weight gradient reads
 
     def backward_weight(mb: int) -> None:
         final = mb == cfg.microbatches - 1
         if last:
             prev = grads.get(("out", "out"))
-            x_last = f"fc2r.l{layers[-1]}.m{mb}" if t > 1 else f"fc2.l{layers[-1]}.m{mb}"
-            grads[("out", "out")] = em.op("matmul_w", f"gout.m{mb}", grads_in[("out", mb)][0], x_last,
+            grads[("out", "out")] = em.op("matmul_w", f"gout.m{mb}", grads_in[("out", mb)][0], logits_in[mb],
                                           *((prev,) if prev else ()), flops=2 * b * s * h * cfg.vocab / t,
                                           layer=cfg.layers)
             if final:
@@ -215,35 +266,50 @@ def _emit_stage(em: _Emitter, cfg: TransformerConfig, stage: int, order: list[Ac
             sfx = f".l{l}.m{mb}"
             d_in, df1, dpr, dq = grads_in[(l, mb)]
             # one weight gradient per matrix, accumulated over microbatches: (name, inputs, FLOPs, parameters)
-            for name, ins, flops, count in (
-                    ("fc2", (d_in, "gelu" + sfx), 2 * b * s * h * ffn / t, h * ffn / t),
-                    ("fc1", (df1, "n2" + sfx), 2 * b * s * h * ffn / t, h * ffn / t + 2 * h),
-                    ("proj", (dpr, "attn" + sfx), 2 * b * s * h * h / t, h * h / t),
-                    ("qkv", (dq, "n1" + sfx), 6 * b * s * h * h / t, 3 * h * h / t + 2 * h)):
+            mats = [("proj", (dpr, "attn" + sfx), 2 * b * s * h * h / t, h * h / t),
+                    ("qkv", (dq, regather["n1" + sfx]), 6 * b * s * h * h / t,
+                     3 * h * h / t + 2 * h)]
+            if not moe:
+                mats[:0] = [("fc2", (d_in, "gelu" + sfx), 2 * b * s * h * ffn / t, h * ffn / t),
+                            ("fc1", (df1, regather["n2" + sfx]), 2 * b * s * h * ffn / t,
+                             h * ffn / t + 2 * h)]
+            for name, ins, flops, count in mats:
                 prev = grads.get((l, name))
                 grads[(l, name)] = em.op("matmul_w", f"g{name}" + sfx, *ins, *((prev,) if prev else ()),
                                          flops=flops, layer=l)
                 if final:
                     reduce_gradient(l, name, count)
+            if moe:
+                moe.weight(l, sfx, grads, (lambda name, count, l=l: reduce_gradient(l, name, count, expert_kw))
+                           if final and expert_kw else None)
 
-    def reduce_gradient(l, name: str, count: float) -> None:
+    def reduce_gradient(l, name: str, count: float, kw: dict | None = None) -> None:
         layer = cfg.layers if l == "out" else l
-        if cfg.dp == 1:
+        kw = kw if kw is not None else (dp_kw if cfg.dp > 1 else None)
+        if kw is None:
             return
         op = "reduce_scatter" if cfg.zero else "allreduce"
         grads[(l, name)] = em.op(op, f"{'rs' if cfg.zero else 'ar'}.{name}.l{l}", grads[(l, name)],
-                                 bytes=count * e, layer=layer, **dp_kw)
+                                 bytes=count * e, layer=layer, **kw)
+
+    expert_kw = moe.expert_dp() if moe else None
+    logits_in: dict[int, str] = {}
 
     for a in order:
+        em.mb = a.mb
         {"F": forward, "I": backward_input, "W": backward_weight}[a.kind](a.mb)
-    # optimizer, layer by layer from the input side
-    shard = cfg.dp if cfg.zero else 1
+    em.mb = None
+    # optimizer, layer by layer from the input side (experts separately: other replicas)
     for l in list(layers) + (["out"] if last else []):
-        count = params_layer if l != "out" else h * cfg.vocab / t
         layer = cfg.layers if l == "out" else l
-        param = f"w.l{l}" if l != "out" else "w.out"
-        inputs = [grads[k] for k in grads if k[0] == l]
-        new = em.op("adam", f"{param}.new", param, *inputs,
-                    bytes=count * cfg.optimizer_bytes_per_param / shard, layer=layer)
-        if cfg.zero and cfg.dp > 1:
-            em.op("allgather", f"{param}.full", new, bytes=count * e, layer=layer, updates=param, **dp_kw)
+        groups = [(f"w.l{l}" if l != "out" else "w.out", params_layer if l != "out" else h * cfg.vocab / t,
+                   [grads[k] for k in grads if k[0] == l and not k[1].startswith("e")], dp_kw, cfg.dp)]
+        if moe and l != "out":
+            groups.append((f"we.l{l}", moe.expert_params(), [grads[k] for k in grads if k[0] == l and
+                                                              k[1].startswith("e")], expert_kw, cfg.dp // cfg.ep))
+        for param, count, inputs, kw, replicas in groups:
+            shard = replicas if cfg.zero else 1
+            new = em.op("adam", f"{param}.new", param, *inputs,
+                        bytes=count * cfg.optimizer_bytes_per_param / shard, layer=layer)
+            if cfg.zero and replicas > 1:
+                em.op("allgather", f"{param}.full", new, bytes=count * e, layer=layer, updates=param, **kw)

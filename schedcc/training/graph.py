@@ -42,7 +42,7 @@ from schedcc.target import OpClass, Target, load_target
 from schedcc.training.costs import COLLECTIVES, GROUP_NAMES, Cluster, apply_overrides, cluster_of, ticks
 
 OPTIMIZER_OPCODES = frozenset({"sgd", "adam", "adamw", "lamb", "optimizer", "update", "apply_grad"})
-SIZE_ATTRS = ("flops", "bytes", "time", "ranks", "stride", "act")
+SIZE_ATTRS = ("flops", "bytes", "time", "ranks", "stride", "act", "m", "n", "k", "whole_m", "gemms")
 COUNT_ATTRS = ("ranks", "stride")  # whole numbers of devices
 MAX_RANKS = 1_000_000  # devices in a group (docs/training.md); sizes are at most 1e18 (docs/ir.md)
 _RANK_FUNC = re.compile(r"(?:rank|stage)_?(\d+)$")
@@ -152,8 +152,13 @@ def _check_opcode(instr: Instr, groups: dict[str, int]) -> None:
 
 def _duration(cluster: Cluster, instr: Instr, nums: dict[str, float], groups: dict[str, int]) -> tuple[int, int]:
     """(ticks, group size) of one operator; *nums* are its checked size attributes."""
+    slowdown = 1.0
+    if "whole_m" in nums:  # a piece of a GEMM: slower per FLOP than the whole (docs/cost-model.md)
+        whole = nums["whole_m"]
+        slowdown = cluster.piece_slowdown(nums.get("m", whole), whole, nums.get("n", whole),
+                                          max(1, int(nums.get("gemms", 1))))
     if "time" in nums:
-        return ticks(nums["time"] * 1e-6), 1
+        return ticks(nums["time"] * slowdown * 1e-6), 1
     if instr.opcode in COLLECTIVES:
         group = str(instr.attr("group"))
         ranks = int(nums.get("ranks") or groups.get(group) or cluster.world)
@@ -168,7 +173,8 @@ def _duration(cluster: Cluster, instr: Instr, nums: dict[str, float], groups: di
     if "flops" not in nums and "bytes" not in nums:
         raise _error(f"missing size: '{instr.opcode}' needs flops = ..., bytes = ... or time = ...", instr, None,
                      ["e.g. {flops = 4.4e12} for a matmul, {bytes = 64MiB} for an element-wise operator"])
-    return ticks(cluster.compute_time(nums.get("flops", 0.0), nums.get("bytes", 0.0))), 1
+    return ticks(cluster.compute_time(nums.get("flops", 0.0), nums.get("bytes", 0.0), slowdown)), 1
+
 
 
 def build_training_graph(program: Program, target: Target | str, groups: dict[str, int] | None = None,

@@ -6,11 +6,11 @@ come from the ``[cluster]`` table (:class:`~schedcc.training.costs.Cluster`,
 ``docs/cost-model.md``).
 
 * :func:`gemm_time`: an ``m x k`` by ``k x n`` matrix product (``batch`` of
-  them) is cut into output tiles of ``gemm_tile_m x gemm_tile_n``; the tiles
-  run in *waves* of ``sm_count`` at a time, each at ``gemm_efficiency`` of the
-  per-SM peak. Partial tiles (tile quantisation) and a last, partly filled
-  wave (wave quantisation) cost as much as full ones. Both tile orientations
-  are tried and the faster is kept, as a GEMM library's heuristic would.
+  them) is cut into output tiles (``gemm_tiles``); the tiles run in *waves*
+  of ``compute_units`` at a time, each at ``gemm_efficiency`` of the per-SM
+  peak. Partial tiles (tile quantisation) and a last, partly filled wave
+  (wave quantisation) cost as much as full ones. The best tile is kept, as
+  a GEMM library's heuristic would.
   The result is at least the memory time of reading both operands and writing
   the product (the roofline for thin matrices).
 * :func:`attention_time`: a fused (FlashAttention-style) kernel over
@@ -29,7 +29,8 @@ Example::
     >>> from schedcc.training.costs import Cluster
     >>> a100 = Cluster(peak_flops=312e12, efficiency=0.5, hbm_bw=2.039e12, link_bw=3e11,
     ...                link_latency=5e-6, net_bw=2.5e10, net_latency=1e-5, devices_per_node=8,
-    ...                nodes=1, sm_count=108, gemm_efficiency=0.8)
+    ...                nodes=1, compute_units=108, gemm_efficiency=0.8,
+    ...                gemm_tiles=((128, 256), (256, 128)))
     >>> big = gemm_time(a100, 8192, 8192, 8192)   # 2,048 tiles of 128 x 256: 19 waves on 108 SMs
     >>> round(2 * 8192**3 / big / 1e12)           # TFLOP/s reached: 0.8 x 312 x 2048 / (19 x 108)
     249
@@ -38,8 +39,6 @@ Example::
 """
 
 from __future__ import annotations
-
-import math
 
 from schedcc.training.costs import Cluster
 
@@ -51,21 +50,16 @@ def _gemm_eff(c: Cluster) -> float:
 
 
 def gemm_time(c: Cluster, m: float, n: float, k: float, batch: float = 1, dtype_bytes: float = 2) -> float:
-    """Seconds for *batch* products of ``m x k`` by ``k x n`` (module docstring). O(1)."""
+    """Seconds for *batch* products of ``m x k`` by ``k x n`` (module docstring). O(tiles listed).
+
+    The tile and wave quantisation is :meth:`Cluster.tile_efficiency`, the same
+    one that prices the chunks of a decomposed GEMM (``--tp-comm-overlap``)."""
     if m <= 0 or n <= 0 or k <= 0 or batch <= 0:
         return 0.0
-    per_sm = c.peak_flops * _gemm_eff(c) / c.sm_count if c.sm_count else 0.0
-    best = math.inf
-    for tm, tn in ((c.gemm_tile_m, c.gemm_tile_n), (c.gemm_tile_n, c.gemm_tile_m)):
-        tiles = batch * math.ceil(m / tm) * math.ceil(n / tn)
-        if c.sm_count:
-            waves = math.ceil(tiles / c.sm_count)
-            t = waves * 2 * tm * tn * k / per_sm
-        else:  # no SM count given: tile quantisation only
-            t = tiles * 2 * tm * tn * k / (c.peak_flops * _gemm_eff(c))
-        best = min(best, t)
+    flops = 2 * batch * m * n * k
+    math_time = flops / (c.peak_flops * _gemm_eff(c) * c.tile_efficiency(m, n, gemms=batch))
     memory = batch * (m * k + k * n + m * n) * dtype_bytes / (c.hbm_bw * c.memory_efficiency)
-    return max(best, memory) + c.launch_overhead
+    return max(math_time, memory) + c.launch_overhead
 
 
 def attention_time(c: Cluster, heads: float, sq: float, skv: float, d: float, causal: bool = True,

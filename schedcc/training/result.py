@@ -10,6 +10,9 @@ Definitions (per rank, inside the window):
 * compute time: the union of compute-stream intervals;
 * communication time: the union of all communication-channel intervals;
 * exposed communication: communication time during which nothing computes;
+  per group (``tp``, ``ep``, ``cp``, ``pp``, ``dp``, named groups) the same
+  for that group's channel alone (groups overlapping one another each count
+  the shared time, so the groups' numbers may add up to more than the total);
 * overlap ratio (Holistic Trace Analysis): time computing while
   communicating / time communicating;
 * bubble: the fraction of the window the compute stream is idle;
@@ -29,7 +32,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from schedcc.training.costs import TICKS_PER_US
 from schedcc.training.policies import DATA_EDGES
@@ -83,6 +86,8 @@ class RankStats:
     bubble: float
     peak_activation_bytes: float
     utilisation: dict[str, float] = field(default_factory=dict)  # stream -> busy fraction
+    comm_by_group: dict[str, float] = field(default_factory=dict)  # group -> its channel's busy time
+    exposed_by_group: dict[str, float] = field(default_factory=dict)  # group -> ... while nothing computes
 
 
 @dataclass
@@ -118,6 +123,8 @@ class StepResult:
     operators: int
     run: Run | None = field(default=None, repr=False, compare=False)
     note: str = ""  # what the policy did beyond its rule (critical-path keeping the program order)
+    comm_by_group: dict[str, float] = field(default_factory=dict)  # worst rank per group
+    exposed_by_group: dict[str, float] = field(default_factory=dict)  # worst rank per group
 
     @property
     def exact(self):
@@ -147,13 +154,15 @@ class StepResult:
         out.sort(key=lambda o: (o.start_us, o.rank, o.stream))
         return out
 
-    def to_json(self) -> dict:
-        data = {k: v for k, v in asdict(self).items() if k not in ("run", "ranks", "peak_activation_bytes")
-                and (k != "note" or v)}
+    def to_json(self, summary: bool = False) -> dict:
+        """The numbers as JSON (docs/json.md); *summary* leaves out the per-rank rows."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("run", "ranks", "peak_activation_bytes") and (f.name != "note" or self.note)}
         data["window_us"] = list(self.window_us)
         data["exposed_fraction"] = self.exposed_fraction
         data["peak_activation_bytes"] = {str(k): v for k, v in self.peak_activation_bytes.items()}
-        data["ranks"] = [asdict(s) for s in self.ranks]
+        if not summary:
+            data["ranks"] = [asdict(s) for s in self.ranks]
         if self.exact is not None:  # makespans of all the simulated iterations, in microseconds
             data["exact"] = exact_json_us(self.exact)
         return data
@@ -209,14 +218,22 @@ def summarize(run: Run, policy: str, target: str, operators: int) -> StepResult:
         comm = [iv for k, v in streams.items() if k != "compute" for iv in v]
         comp_t, comm_t = union_length(compute), union_length(comm)
         both = overlap_length(compute, comm)
+        by_group, exposed_group = {}, {}
+        for k, v in streams.items():
+            if k.startswith("comm:"):
+                busy = union_length(v)
+                by_group[k[5:]] = busy / TICKS_PER_US
+                exposed_group[k[5:]] = (busy - overlap_length(compute, v)) / TICKS_PER_US
         stats.append(RankStats(
             rank=rank, compute_us=comp_t / TICKS_PER_US, comm_us=comm_t / TICKS_PER_US,
             exposed_comm_us=(comm_t - both) / TICKS_PER_US,
             overlap_ratio=both / comm_t if comm_t else 0.0,
             bubble=1 - comp_t / width,
             peak_activation_bytes=memory.get(rank, 0.0),
-            utilisation={k: union_length(v) / width for k, v in sorted(streams.items())}))
+            utilisation={k: union_length(v) / width for k, v in sorted(streams.items())},
+            comm_by_group=dict(sorted(by_group.items())), exposed_by_group=dict(sorted(exposed_group.items()))))
     total_comm = sum(s.comm_us for s in stats)
+    groups = sorted({g for s in stats for g in s.comm_by_group}, key=group_order)
     return StepResult(
         policy=policy, target=target, step_time_us=width / TICKS_PER_US,
         compute_us=max(s.compute_us for s in stats), comm_us=max(s.comm_us for s in stats),
@@ -225,7 +242,15 @@ def summarize(run: Run, policy: str, target: str, operators: int) -> StepResult:
         bubble=sum(s.bubble for s in stats) / len(stats),
         peak_activation_bytes={s.rank: s.peak_activation_bytes for s in stats},
         ranks=stats, iterations=run.iterations, window_us=(lo / TICKS_PER_US, hi / TICKS_PER_US),
-        operators=operators, run=run)
+        operators=operators, run=run,
+        comm_by_group={g: max(s.comm_by_group.get(g, 0.0) for s in stats) for g in groups},
+        exposed_by_group={g: max(s.exposed_by_group.get(g, 0.0) for s in stats) for g in groups})
+
+
+def group_order(group: str) -> tuple:
+    """tp, ep, cp, pp, dp first (innermost to outermost), then named groups by name."""
+    known = ("tp", "ep", "cp", "pp", "dp")
+    return (known.index(group), "") if group in known else (len(known), group)
 
 
 def peak_memory(run: Run) -> dict[int, float]:

@@ -37,7 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Mapping
 
-from schedcc.ir import Block, Instr, Mem
+from schedcc.ir import Block, Instr, Mem, has_no_effect
 from schedcc.target import Target, load_target
 from schedcc.verifier.problem import VerificationError
 
@@ -55,7 +55,7 @@ class _Ref:
 def _side_effects(instr: Instr) -> bool:
     if instr.opcode == "call":
         return True
-    if instr.dest is not None or instr.opcode == "nop" or instr.is_terminator:
+    if instr.dest is not None or has_no_effect(instr.opcode) or instr.is_terminator:
         return False
     return not any(isinstance(op, Mem) for op in instr.operands)
 
@@ -124,34 +124,39 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
             if a >= 0 and cycle[b.index] < bound:
                 need(a, b.index, bound - cycle[a], f"accesses memory ({hazard}) out of order with")
 
-    for b in refs:
-        c = cycle[b.index]
+    def check_ref(b: _Ref) -> None:
         if b.array == "*":
             check(everything, b)
-        else:
+            return
+        regs, lo, width = b.address
+        fam = (b.array, regs)
+        check(barriers, b)
+        if b.array is None:
+            check(arrays, b)          # the shared arrays: private ones are out of reach
+        elif not b.private:
+            check(pointers, b)
+        for other in by_array[b.array]:
+            if other != fam:
+                check(families[other], b)
+        if fam in families:
+            if width > _WIDE:
+                for a in members[fam]:
+                    if _conflict(a, b):
+                        check(_single(a, cycle, latency, tgt), b)
+            else:
+                for pos in range(lo, lo + width):
+                    if pos in units[fam]:
+                        check(units[fam][pos], b)
+                for a in wide[fam]:
+                    if _conflict(a, b):
+                        check(_single(a, cycle, latency, tgt), b)
+
+    def add_ref(b: _Ref) -> None:
+        c = cycle[b.index]
+        if b.array != "*":
             regs, lo, width = b.address
             fam = (b.array, regs)
-            check(barriers, b)
-            if b.array is None:
-                check(arrays, b)          # the shared arrays: private ones are out of reach
-            elif not b.private:
-                check(pointers, b)
-            for other in by_array[b.array]:
-                if other != fam:
-                    check(families[other], b)
-            if fam in families:
-                if width > _WIDE:
-                    for a in members[fam]:
-                        if _conflict(a, b):
-                            check(_single(a, cycle, latency, tgt), b)
-                else:
-                    for pos in range(lo, lo + width):
-                        if pos in units[fam]:
-                            check(units[fam][pos], b)
-                    for a in wide[fam]:
-                        if _conflict(a, b):
-                            check(_single(a, cycle, latency, tgt), b)
-            else:
+            if fam not in families:
                 families[fam] = _Latest()
                 by_array[b.array].append(fam)
             families[fam].add(b, c, latency[b.index], tgt)
@@ -168,6 +173,19 @@ def _check_memory(refs: list[_Ref], cycle: Mapping[int, int], latency: list[int]
         everything.add(b, c, latency[b.index], tgt)
         if b.array == "*":
             barriers.add(b, c, latency[b.index], tgt)
+
+    # The accesses of one instruction (a copy reads and writes) are checked against the
+    # earlier instructions' before any of them is recorded: never against each other.
+    k = 0
+    while k < len(refs):
+        group = [refs[k]]
+        while k + len(group) < len(refs) and refs[k + len(group)].index == refs[k].index:
+            group.append(refs[k + len(group)])
+        for b in group:
+            check_ref(b)
+        for b in group:
+            add_ref(b)
+        k += len(group)
 
 
 def _single(a: _Ref, cycle: Mapping[int, int], latency: list[int], tgt: Target) -> _Latest:
@@ -192,7 +210,9 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     if missing or len(cycle) != n:
         bad.append(f"the schedule covers {len(cycle)} of {n} instructions")
         raise VerificationError(bad)
-    latency = [tgt.class_of(ins).cost_of(ins)[0] for ins in instrs]
+    classes = [tgt.class_of(ins) for ins in instrs]
+    costs = [cls.cost_of(ins) for cls, ins in zip(classes, instrs)]  # (latency, occupancy)
+    latency = [c[0] for c in costs]
 
     def need(i: int, j: int, lat: int, what: str) -> None:
         if cycle[j] < cycle[i] + lat:
@@ -203,29 +223,42 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
     defined_by: dict[str, int] = {}
     readers: dict[str, list[int]] = defaultdict(list)
     refs: list[_Ref] = []
+    war, waw = tgt.war_latency, tgt.waw_latency
     for j, ins in enumerate(instrs):
-        mem = ins.mem_read or ins.mem_write
+        cj = cycle[j]
+        mem = None
+        for op in ins.operands:
+            if isinstance(op, Mem):
+                mem = op
+                break
         if _side_effects(ins):
             refs.append(_Ref(j, "*", ((), 0, 1), True, True))
         elif mem is not None:
+            source = ins.mem_copy_read  # llvm.memcpy: reads its second operand
+            if source is not None:
+                refs.append(_Ref(j, source.array, (tuple((r, defined_by.get(r, -1), c) for r, c in source.index.terms),
+                                                   source.index.const, _width(ins)), True, False,
+                                 source.array is not None and ins.attr("src_private") is True))
             address = (tuple((r, defined_by.get(r, -1), c) for r, c in mem.index.terms), mem.index.const,
                        _width(ins))
-            refs.append(_Ref(j, mem.array, address, ins.mem_read is not None, ins.mem_write is not None,
+            reads = ins.dest is not None  # a destination: the memory operand is read, else written
+            refs.append(_Ref(j, mem.array, address, reads, not reads,
                              mem.array is not None and ins.attr("private") is True))
         for r in ins.uses():
-            if r in defined_by:
-                i = defined_by[r]
-                if cycle[j] < cycle[i] + latency[i]:
-                    bad.append(f"'{ins}' at cycle {cycle[j]} reads {r} before '{instrs[i]}' "
+            i = defined_by.get(r)
+            if i is not None:
+                if cj < cycle[i] + latency[i]:
+                    bad.append(f"'{ins}' at cycle {cj} reads {r} before '{instrs[i]}' "
                                f"(cycle {cycle[i]}) has produced it: needs cycle >= {cycle[i] + latency[i]} (RAW)")
             readers[r].append(j)
         if ins.dest is not None:
             r = ins.dest.name
             for k in readers[r]:
-                if k != j:
-                    need(k, j, tgt.war_latency, f"overwrites {r} still to be read by (WAR)")
-            if r in defined_by:
-                need(defined_by[r], j, tgt.waw_latency, f"writes {r} out of order with (WAW)")
+                if k != j and cj < cycle[k] + war:
+                    need(k, j, war, f"overwrites {r} still to be read by (WAR)")
+            i = defined_by.get(r)
+            if i is not None and cj < cycle[i] + waw:
+                need(i, j, waw, f"writes {r} out of order with (WAW)")
             defined_by[r] = j
             readers[r] = []
 
@@ -245,12 +278,11 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         if c < 0:
             bad.append(f"'{ins}' has negative cycle {c}")
         per_cycle[c] += 1
-        cls = tgt.class_of(ins)
+        cls = classes[i]
         u = unit.get(i)
         if u not in cls.units:
             bad.append(f"'{ins}' runs on {u}, but its class '{cls.name}' may use only {', '.join(cls.units)}")
-        occupancy = cls.cost_of(ins)[1]
-        busy[str(u)].append((c, c + occupancy, i))
+        busy[u if type(u) is str else str(u)].append((c, c + costs[i][1], i))
         for extra, cycles in cls.also:
             busy[extra].append((c, c + cycles, i))
     for c, count in sorted(per_cycle.items()):

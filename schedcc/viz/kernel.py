@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 from schedcc.dag import build_dag
+from schedcc.swp.loops import instr_text
 from schedcc.swp.pipeliner import LoopResult
 from schedcc.sched import list_schedule
 from schedcc.viz.timeline import Bar, write_timeline
@@ -38,14 +39,15 @@ def kernel_bars(res: LoopResult, target, iterations: int | None = None, prefix: 
         lane = f"{prefix}not pipelined: iteration {k}"
         lanes.append(lane)
         for n, c in flat.cycle.items():
-            cells.setdefault((lane, k * period + c), []).append((-1, block.instrs[n].opcode, f"#{n} {block.instrs[n]}"))
+            cells.setdefault((lane, k * period + c), []).append((-1, block.instrs[n].opcode,
+                                                                 f"#{n} {instr_text(block.instrs[n])}"))
     for k in range(count):
         lane = f"{prefix}pipelined: iteration {k}"
         lanes.append(lane)
         for n in range(len(res.dag)):
             instr = res.dag.ops[n].payload
             cells.setdefault((lane, k * s.ii + s.cycle[n]), []).append(
-                (s.stage(n), instr.opcode, f"#{n} {instr} (stage {s.stage(n)}, {s.unit[n]})"))
+                (s.stage(n), instr.opcode, f"#{n} {instr_text(instr)} (stage {s.stage(n)}, {s.unit[n]})"))
     bars: list[Bar] = []
     for (lane, t), ops in sorted(cells.items(), key=lambda kv: (min(o[0] for o in kv[1]), kv[0][1])):
         stage = min(o[0] for o in ops)

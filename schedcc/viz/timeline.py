@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import html
+import math
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -55,9 +56,11 @@ def _fmt(x: float) -> str:
 
 
 def timeline_svg(bars: Iterable[Bar], lanes: list[str] | None = None, title: str = "",
-                 time_unit: str = "cycles", width: int = 1200, colors: dict[str, str] | None = None) -> str:
+                 time_unit: str = "cycles", width: int = 1200, colors: dict[str, str] | None = None,
+                 span: tuple[float, float] | None = None) -> str:
     """Render *bars* on one row per lane (in the order of *lanes*, or of first
-    appearance). Categories get colours and a legend. O(number of bars)."""
+    appearance). Categories get colours and a legend. The time axis runs from 0
+    (or the earliest bar) to the last bar's end, or over *span*. O(number of bars)."""
     bars = list(bars)
     lane_names = list(lanes) if lanes is not None else list(dict.fromkeys(b.lane for b in bars))
     for b in bars:
@@ -70,6 +73,8 @@ def timeline_svg(bars: Iterable[Bar], lanes: list[str] | None = None, title: str
     t_end = max((b.end for b in bars), default=1.0) or 1.0
     t_start = min((b.start for b in bars), default=0.0)
     t_start = min(t_start, 0.0)
+    if span is not None:
+        t_start, t_end = span
     label_w = max([len(n) for n in lane_names] + [4]) * 7 + 16
     plot_w = max(width - label_w - 20, 200)
     row_h, top = 26, 44 if title else 20
@@ -93,7 +98,9 @@ def timeline_svg(bars: Iterable[Bar], lanes: list[str] | None = None, title: str
         out.append(f'<text x="{label_w - 8}" y="{y + row_h / 2 + 4}" text-anchor="end">{html.escape(name)}</text>')
     axis_y = top + row_h * len(lane_names)
     step = _nice_step(t_end - t_start)
-    t = 0.0 if t_start >= 0 else t_start
+    t = 0.0 if t_start >= 0 and span is None else t_start
+    if span is not None:
+        t = math.ceil(t_start / step) * step
     while t <= t_end + 1e-9:
         out.append(f'<line x1="{x(t):.1f}" y1="{top}" x2="{x(t):.1f}" y2="{axis_y + 4}" stroke="#ddd"/>')
         out.append(f'<text x="{x(t):.1f}" y="{axis_y + 17}" text-anchor="middle" fill="#444">{_fmt(t)}</text>')
@@ -138,10 +145,10 @@ def svg_to_png(svg: str) -> bytes | None:
 
 def write_timeline(path: str, bars: Iterable[Bar], lanes: list[str] | None = None, title: str = "",
                    time_unit: str = "cycles", colors: dict[str, str] | None = None,
-                   inputs: tuple[str, ...] = ()) -> str:
+                   inputs: tuple[str, ...] = (), span: tuple[float, float] | None = None) -> str:
     """Write the timeline to *path* (.svg or .png). Returns a one-line note for
     the user, empty when the file was written as asked."""
-    svg = timeline_svg(bars, lanes, title, time_unit, colors=colors)
+    svg = timeline_svg(bars, lanes, title, time_unit, colors=colors, span=span)
     dest = Path(path)
     suffix = dest.suffix.lower()
     if suffix == ".svg":

@@ -24,7 +24,7 @@ from schedcc.training.result import StepResult
 
 COLORS = {"forward": "#4e79a7", "backward": "#f28e2b", "weight grad": "#59a14f", "optimizer": "#b07aa1",
           "compute": "#4e79a7", "comm:dp": "#e15759", "comm:tp": "#edc948", "comm:pp": "#76b7b2",
-          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#f28e2b", "I": "#f28e2b", "W": "#59a14f",
+          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#c4661f", "I": "#f28e2b", "W": "#59a14f",
           "OVERLAP_F_B": "#b07aa1", "transfer": "#76b7b2"}
 
 
@@ -52,8 +52,11 @@ def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, s
         args = {k: d[k] for k in keys if d.get(k)}
         if d.get("members"):
             args["members"] = d["members"]
-        if d.get("instr") is not None and d["instr"].loc is not None:
-            args["loc"] = str(d["instr"].loc)
+        instr = d.get("instr")
+        if instr is not None and instr.loc is not None:
+            args["loc"] = str(instr.loc)
+        if instr is not None:
+            args.update(_chunk_args(instr))
         args["iteration"] = d["iteration"]
         ids[n] = f"n{i}"
         events.append(TraceEvent(d["name"] + (f" [it{d['iteration']}]" if multi else ""), f"rank {d['rank']}",
@@ -64,12 +67,34 @@ def step_events(result: StepResult) -> tuple[list[TraceEvent], list[tuple[str, s
     return events, flows
 
 
-def step_bars(result: StepResult) -> list[Bar]:
+def _chunk_args(instr) -> dict:
+    """Microbatch and chunk of an operator (``chunk``: "i/K", from the decomposition)."""
+    out = {}
+    mb, chunk, chunks = instr.attr("mb"), instr.attr("chunk"), instr.attr("chunks")
+    if mb is not None:
+        out["microbatch"] = mb
+    if chunk is not None and chunks is not None:
+        out["chunk"] = f"{chunk}/{chunks}"
+    return out
+
+
+def step_bars(result: StepResult, window: tuple[float, float] | None = None) -> list[Bar]:
+    """One bar per operator (within *window*, microseconds, clipped to it); a chunk of a
+    decomposed operator is labelled ``c0``, ``c1`` ... where its bar is wide enough."""
     run = result.run
     multi = run.iterations > 1
-    return [Bar(f"rank {d['rank']} {d['stream']}", run.start[n] / TICKS_PER_US, run.end[n] / TICKS_PER_US,
-                "", _category(d), d["name"] + (f" [it{d['iteration']}]" if multi else ""))
-            for n, d in run.nodes() if run.end[n] > run.start[n]]
+    lo, hi = window if window is not None else (float("-inf"), float("inf"))
+    bars = []
+    for n, d in run.nodes():
+        start, end = run.start[n] / TICKS_PER_US, run.end[n] / TICKS_PER_US
+        if end <= start or end <= lo or start >= hi:
+            continue
+        instr = d.get("instr")
+        chunk = instr.attr("chunk") if instr is not None else None
+        bars.append(Bar(f"rank {d['rank']} {d['stream']}", max(start, lo), min(end, hi),
+                        f"c{chunk}" if chunk is not None else "", _category(d),
+                        d["name"] + (f" [it{d['iteration']}]" if multi else "")))
+    return bars
 
 
 def write_step_trace(path: str, result: StepResult, inputs: tuple[str, ...] = ()) -> None:
@@ -78,10 +103,19 @@ def write_step_trace(path: str, result: StepResult, inputs: tuple[str, ...] = ()
                                              "step_time_us": result.step_time_us}, inputs)
 
 
-def write_step_timeline(path: str, result: StepResult, title: str = "", inputs: tuple[str, ...] = ()) -> str:
-    lanes = sorted({b.lane for b in step_bars(result)}, key=_lane_key)
-    return write_timeline(path, step_bars(result), lanes, title or f"{result.policy} on {result.target}",
-                          "us", COLORS, inputs)
+def write_step_timeline(path: str, result: StepResult, title: str = "", inputs: tuple[str, ...] = (),
+                        window: tuple[float, float] | None = None) -> str:
+    """The timeline of *result* (every simulated step, or the *window* in microseconds)."""
+    bars = step_bars(result, window)
+    if window is not None and not bars:
+        from schedcc.errors import SchedccError
+        raise SchedccError(f"--timeline-window: nothing runs between {window[0] / 1000:g} and {window[1] / 1000:g} ms",
+                           notes=[f"the simulated steps end at {max(result.run.end.values()) / TICKS_PER_US / 1000:,.3f} ms"])
+    lanes = sorted({b.lane for b in bars}, key=_lane_key)
+    title = title or f"{result.policy} on {result.target}"
+    if window is not None:
+        title += f", {window[0] / 1000:g}-{window[1] / 1000:g} ms"
+    return write_timeline(path, bars, lanes, title, "us", COLORS, inputs, window)
 
 
 def _lane_key(lane: str) -> tuple:

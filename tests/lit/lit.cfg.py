@@ -12,7 +12,10 @@ config.suffixes = [".ir", ".test"]
 config.excludes = ["Inputs", "Output"]
 config.test_source_root = os.path.dirname(__file__)
 # Scratch files (%t) go to the temporary directory, never into the checkout.
-config.test_exec_root = os.path.join(tempfile.gettempdir(), f"schedcc-lit-{os.getuid() if hasattr(os, 'getuid') else 0}")
+# Output/ files of a run: the directory the pytest driver (tests/test_lit.py) gives, so
+# that runs side by side (other worktrees, a fresh clone) never share them; a fixed one otherwise.
+config.test_exec_root = os.environ.get("SCHEDCC_LIT_OUTPUT") or os.path.join(
+    tempfile.gettempdir(), f"schedcc-lit-{os.getuid() if hasattr(os, 'getuid') else 0}")
 root = os.path.dirname(os.path.dirname(config.test_source_root))
 python = sys.executable
 bindir = os.path.dirname(python)

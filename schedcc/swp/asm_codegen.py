@@ -1,0 +1,383 @@
+"""LoongArch assembly for a software-pipelined loop, on physical registers.
+
+The loop block (:mod:`schedcc.swp.asm_loops`) keeps its label and becomes::
+
+    .LBB0_2:                 the guard: do at least S - 1 + u iterations remain
+                             (S stages, the kernel unrolled u times)? are the base
+                             registers of the run-time checks far enough apart?
+                             if not: b .LBB0_2.orig
+                             the prologue: S - 1 passes that start iterations 0 .. S-2
+    .LBB0_2.kernel:          u passes of the kernel; the loop's own branch with its
+                             bound moved by (stage of the branch + u - 1) * step
+                             the epilogue; every register the loop writes gets its value
+                             back; if the loop would go on (fewer than u iterations were
+                             left for the kernel): fall into the original loop, else
+                             branch to the exit
+    .LBB0_2.orig:            the original loop, for short trip counts and the rest
+    (exit)                   the block after the loop; a label is added if it has none
+
+The instructions of the passes, with a register name per value copy, come
+from the IR's code generator (:func:`schedcc.swp.codegen.pipelined_passes`:
+modulo variable expansion, and addresses corrected by the induction steps in
+between, which assembly writes as the load's offset). Then registers: every
+value copy is a virtual register, allocated by colouring the interference
+graph of the new code; it may take a register the loop writes (its own, for
+preference, so that most copies back cost nothing) or one that is free
+across the loop (:func:`schedcc.swp.asm_liveness.free_registers`: dead there,
+so callee-saved ones only where the function has saved them). When they do
+not suffice, :class:`NotGenerated` says how many are needed and how many are
+free, and the pipeliner tries a larger II. Every line outside the loop stays
+byte for byte.
+
+Example::
+
+    >>> from schedcc.frontends import parse_source
+    >>> from schedcc.swp.pipeliner import pipeline_source
+    >>> res = pipeline_source(parse_source(open("examples/swp/kernels-O2.s").read(), "k.s"), "la464")
+    >>> res.loops[4].name, [label for label, _ in res.loops[4].code]
+    ('matvec_row/.LBB4_2', ['.LBB4_2', '.LBB4_2.kernel', '.LBB4_2.orig', '.LBB4_2.exit'])
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from schedcc.frontends.loongarch_asm import LOADS, STORES
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.sched.lifetimes import RegisterPressure
+from schedcc.sched.modulo import ModuloSchedule
+from schedcc.swp.asm_liveness import ALL, ORDER, free_registers, register_class
+
+CALLEE_SAVED_ORDER = tuple([f"$s{k}" for k in range(9)] + [f"$fs{k}" for k in range(8)])
+from schedcc.swp.asm_loops import INVERSE, AsmLoop
+from schedcc.swp.codegen import pipelined_passes
+from schedcc.swp.llvm_codegen import NotGenerated
+
+
+@dataclass
+class _Op:
+    instr: Instr | None = None      # an instruction (names: virtual or physical)
+    label: str | None = None        # or a label
+    target: str | None = None       # a branch's target label
+    falls: bool = True              # control may go on to the next item
+
+
+def _virtual_class(name: str) -> str:
+    m = re.search(r"\$[a-z]+\d*", name)
+    return register_class(m.group(0)) if m else "gpr"
+
+
+def _move(dst: str, src: str) -> Instr:
+    cls = register_class(dst) if dst in ALL else _virtual_class(dst)
+    return Instr("fmov.d" if cls == "fpr" else "move", Reg(dst), (Reg(src),))
+
+
+def _imm(value: int, what: str) -> Const:
+    if not -2048 <= value <= 2047:
+        raise NotGenerated(f"{what} {value} does not fit in a 12-bit immediate")
+    return Const(value)
+
+
+def _spill(kind: str, reg: str, offset: int) -> Instr:
+    """``st.d $s0, $sp, offset`` (kind ``st``) or ``ld.d`` (``ld``); ``fst.d``/``fld.d`` for FP."""
+    op = ("f" if register_class(reg) == "fpr" else "") + kind + ".d"
+    mem = Mem(None, Affine.of({"$sp": 1}, offset))
+    attrs = (("width", Attr(8)), ("spill", Attr(reg)))
+    if kind == "ld":
+        return Instr(op, Reg(reg), (mem,), attrs)
+    return Instr(op, None, (mem, Reg(reg)), attrs)
+
+
+def _addi(dst: str, src: str, value: int, what: str) -> Instr:
+    return Instr("addi.d", Reg(dst), (Reg(src), _imm(value, what)))
+
+
+def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: RegisterPressure,
+                 live: dict[str, frozenset[str]]) -> tuple[str, list[tuple[str, list[str]]], str]:
+    """The whole text with loop *x* pipelined, the new code (label, lines) for reports,
+    and a line on the registers used. Raises :class:`NotGenerated` with a reason."""
+    loop = x.loop
+    func = loop.function
+    L = loop.block.label
+    S, u, ii = sched.stages, pressure.unroll, sched.ii
+    p = pipelined_passes(loop, sched, pressure)
+    K, ORIG = p.labels["kernel"], p.labels["orig"]
+    labels = {b.label for f in [func] for b in f.blocks}
+    EXIT = f"{L}.exit"
+    while EXIT in labels:
+        EXIT += "_"
+    index = [b.label for b in func.blocks].index(L)
+    after = func.blocks[index + 1] if index + 1 < len(func.blocks) else None
+    exit_live = live[after.label] if after is not None else ALL
+    header_live = live[L]
+    lines = text.splitlines()
+    first_line = loop.block.loc.line
+    branch_line = x.branch.loc.line
+    new_exit_label = not (after is not None and after.loc is not None and "~" not in after.label
+                          and after.loc.line > branch_line
+                          and all(not lines[k].strip() or lines[k].lstrip().startswith("#")
+                                  for k in range(branch_line, after.loc.line - 1)))
+    if not new_exit_label:
+        EXIT = after.label
+
+    ops: list[_Op] = []
+    # the guard: enough iterations for the pipelined code?
+    ex, iv = loop.exit, loop.iv
+    need = S - 1 + u
+    t = "swp.t"
+    xreg, bound = iv.reg[2:], str(ex.bound)
+    if ex.op == "ne":
+        # the induction variable must reach the bound exactly, after at least need - 1 more steps
+        sign = 1 if iv.step > 0 else -1
+        a = abs(iv.step)
+        first, second = (bound, xreg) if sign > 0 else (xreg, bound)
+        ops.append(_Op(Instr("sub.d", Reg(t), (Reg(first), Reg(second)))))
+        ops.append(_Op(_addi(t, t, -(sign * ex.offset + (need - 1) * a), "the guard's offset")))
+        ops.append(_Op(Instr("blt", None, (Reg(t), Reg("$zero"), Label(ORIG))), target=ORIG))
+        if a > 1:
+            ops.append(_Op(Instr("andi", Reg(t), (Reg(t), Const(a - 1)))))
+            ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    elif need >= 2:
+        # the first test passes (x0 OP bound), then the distance to the bound, which can no
+        # longer wrap, leaves room for need - 1 iterations: |bound - x0| >= (need - 2) * |step| (+1 for < >)
+        ops.append(_Op(_addi(t, xreg, ex.offset, "the guard's offset")))
+        fail = {"lt": ("bge", t, bound), "le": ("blt", bound, t), "gt": ("bge", bound, t),
+                "ge": ("blt", t, bound)}[ex.op]
+        op = fail[0] + ("u" if x.unsigned else "")
+        ops.append(_Op(Instr(op, None, (Reg(fail[1]), Reg(fail[2]), Label(ORIG))), target=ORIG))
+        room = (need - 2) * abs(iv.step) + (1 if ex.op in ("lt", "gt") else 0)
+        if room > 0:
+            ops.append(_Op(Instr("sub.d", Reg(t), (Reg(bound), Reg(t)) if ex.op in ("lt", "le") else
+                                 (Reg(t), Reg(bound)))))
+            ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(room, "the guard's trip count")))))
+            ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    for c in x.checks:
+        # |first - second + offset| must be at least stride * S + width for every pair
+        K_ = c.stride * S + c.width
+        group = [d for d in x.checks if (d.first, d.second) == (c.first, c.second)]
+        if c is not group[0]:
+            continue
+        lo = -K_ - max(d.offset for d in group)
+        hi = K_ - min(d.offset for d in group)
+        ops.append(_Op(Instr("sub.d", Reg(t), (Reg(c.first), Reg(c.second)))))
+        ops.append(_Op(_addi(t, t, -(lo + 1), "a run-time check's offset")))
+        ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
+        ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    # into the virtual registers
+    entry = len(ops)
+    for r in x.written:
+        if r in header_live:
+            ops.append(_Op(_move("v:" + r, r)))
+    for ins in p.head:
+        if ins.opcode == "sub":   # the kernel's bound
+            ops.append(_Op(_addi(ins.dest.name, ins.operands[0].name, -ins.operands[1].value,
+                                 "the kernel's bound")))
+        elif ins.opcode == "mov":
+            ops.append(_Op(_move(ins.dest.name, ins.operands[0].name)))
+        else:
+            raise NotGenerated(f"internal: unexpected '{ins}' before the prologue")
+    ops += [_Op(i) for i in p.prologue]
+    ops.append(_Op(label=K))
+    ops += [_Op(i) for i in p.kernel[:-1]]
+    back = p.kernel[-1]
+    if ex.op == "ne":
+        # A round of the kernel steps u iterations: the "are u more left?" test must not wait
+        # for equality, which it may step over; short of the bound is the same (the guard
+        # made sure the bound is met exactly), and if the order wraps the kernel stops early
+        # and the original loop does the rest.
+        xv, kb = back.operands[1 - ex.bound_index], back.operands[ex.bound_index]
+        back = Instr("blt", None, (xv, kb, Label(K)) if iv.step > 0 else (kb, xv, Label(K)))
+    ops.append(_Op(back, target=K))
+    ops += [_Op(i) for i in p.epilogue]
+    ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
+    ops += [_Op(_move(r, "v:" + r)) for r in x.written]
+    inv = INVERSE[x.branch.opcode]
+    ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
+
+    free = free_registers(func, L, live)
+    saved: list[str] = []
+    try:
+        colour = _allocate(ops, x, free, header_live, exit_live, K)
+    except NotGenerated:
+        # Callee-saved registers the loop does not use: saved on the stack around the
+        # pipelined code (not when the loop addresses the stack itself).
+        mentioned = _mentioned(x)
+        saveable = [r for r in CALLEE_SAVED_ORDER if r not in mentioned and r not in free and r not in x.written]
+        if "$sp" in mentioned or not saveable:
+            raise
+        ops[len(ops) - 1:len(ops) - 1] = [_Op(_spill("ld", r, 0)) for r in saveable]
+        ops[entry:entry] = [_Op(_spill("st", r, 0)) for r in saveable]
+        colour = _allocate(ops, x, free + saveable, header_live, exit_live, K)
+        saved = [r for r in saveable if r in colour.values()]
+        size = (8 * len(saved) + 15) // 16 * 16
+        keep = []
+        for op in ops:
+            if op.instr is not None and op.instr.opcode in ("st.d", "fst.d", "ld.d", "fld.d") \
+                    and op.instr.attr("spill") is not None:
+                r = op.instr.attr("spill")
+                if r not in saved:
+                    continue
+                load = op.instr.opcode in ("ld.d", "fld.d")
+                if not load and r == saved[0]:
+                    keep.append(_Op(_addi("$sp", "$sp", -size, "the stack adjustment")))
+                keep.append(_Op(_spill("ld" if load else "st", r, 8 * saved.index(r))))
+                if load and r == saved[-1]:
+                    keep.append(_Op(_addi("$sp", "$sp", size, "the stack adjustment")))
+                continue
+            keep.append(op)
+        ops = keep
+    body: list[str] = []
+    for op in ops:
+        if op.label is not None:
+            body.append(f"{op.label}:")
+            continue
+        ins = _substitute(op.instr, colour)
+        if ins.opcode in ("move", "fmov.d") and ins.dest == ins.operands[0]:
+            continue
+        body.append("\t" + _format(ins))
+    orig = [f"{ORIG}:"]
+    for k in range(first_line + 1, branch_line + 1):
+        line = lines[k - 1]
+        if k == branch_line:
+            line = re.sub(r"(?<![\w.$])" + re.escape(L) + r"(?![\w.$])", ORIG, line)
+        orig.append(line)
+    out = lines[:first_line] + body + orig + ([f"{EXIT}:"] if new_exit_label else []) + lines[branch_line:]
+    used = sorted({c for c in colour.values() if c not in x.written and c not in _mentioned(x) and c not in saved},
+                  key=ORDER.index)
+    note = (f"kernel unrolled {u}x for modulo variable expansion; registers: the loop's own"
+            + (f" and {len(used)} free ({' '.join(used)})" if used else "")
+            + (f", {len(saved)} callee-saved ones saved on the stack around it ({' '.join(saved)})" if saved else ""))
+    code = _split_code([lines[first_line - 1].split(":")[0] + ":"] + body + orig
+                       + ([f"{EXIT}:"] if new_exit_label else []))
+    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), code, note
+
+
+def _mentioned(x: AsmLoop) -> set[str]:
+    return {r for ins in x.original.instrs for r in ins.uses() + ins.defs()}
+
+
+def _split_code(lines: list[str]) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if re.match(r"^[\w.$]+:", line):
+            out.append((line.split(":")[0], [line]))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def _names(ins: Instr) -> tuple[list[str], list[str]]:
+    """(registers read, registers written) of an instruction in the new code."""
+    uses = [r for r in ins.uses() if r != "$zero"]
+    return uses, list(ins.defs())
+
+
+def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_live, kernel: str) -> dict[str, str]:
+    """A physical register for every virtual one: colouring of the interference graph."""
+    n = len(ops)
+    at = {op.label: k for k, op in enumerate(ops) if op.label is not None}
+    live_after: list[set[str]] = [set() for _ in range(n)]
+    live_before: list[set[str]] = [set() for _ in range(n)]
+    changed = True
+    while changed:
+        changed = False
+        for k in reversed(range(n)):
+            op = ops[k]
+            out: set[str] = set()
+            if op.falls and k + 1 < n:
+                out |= live_before[k + 1]
+            elif op.falls:
+                out |= set(header_live)      # falls into the original loop
+            if op.target is not None:
+                out |= live_before[at[op.target]] if op.target in at else set(
+                    header_live if op.target != ops[-1].target else exit_live)
+            if op.instr is None:
+                before = set(out)
+            else:
+                uses, defs = _names(op.instr)
+                before = (out - set(defs)) | set(uses)
+            if out != live_after[k] or before != live_before[k]:
+                live_after[k], live_before[k] = out, before
+                changed = True
+    virtual = {r for op in ops if op.instr is not None for r in sum(_names(op.instr), []) if r not in ALL}
+    edges: dict[str, set[str]] = {v: set() for v in virtual}
+    prefer: dict[str, list[str]] = {v: [] for v in virtual}
+    for k, op in enumerate(ops):
+        if op.instr is None:
+            continue
+        uses, defs = _names(op.instr)
+        is_move = op.instr.opcode in ("move", "fmov.d")
+        for d in defs:
+            for other in live_after[k]:
+                if other == d or (is_move and other == uses[0]):
+                    continue
+                if d in edges:
+                    edges[d].add(other)
+                if other in edges:
+                    edges[other].add(d)
+        if is_move:
+            a, b = defs[0], uses[0]
+            if a in prefer:
+                prefer[a].append(b)
+            if b in prefer:
+                prefer[b].append(a)
+    pool = list(dict.fromkeys(list(x.written) + free))
+    colour: dict[str, str] = {}
+    for v in sorted(virtual, key=lambda v: (-len(edges[v]), v)):
+        cls = _virtual_class(v)
+        taken = {colour.get(o, o) for o in edges[v]}
+        candidates = [r for r in pool if register_class(r) == cls and r not in taken]
+        if not candidates:
+            live_max = max(sum(1 for r in s if r not in ALL and _virtual_class(r) == cls) for s in live_after)
+            room = [r for r in pool if register_class(r) == cls]
+            kind = {"gpr": "integer", "fpr": "floating-point", "fcc": "condition"}[cls]
+            raise NotGenerated(f"needs {max(live_max, len(room) + 1)} {kind} registers at once, {len(room)} free "
+                               f"(its own and those dead across the loop)")
+        liked = [colour.get(o, o) for o in prefer[v]]
+        colour[v] = next((r for r in liked if r in candidates), candidates[0])
+    return colour
+
+
+def _substitute(ins: Instr, colour: dict[str, str]) -> Instr:
+    def r(name: str) -> str:
+        return colour.get(name, name)
+
+    def operand(o):
+        if isinstance(o, Reg):
+            return Reg(r(o.name))
+        if isinstance(o, Mem):
+            return Mem(o.array, Affine.of({r(t): c for t, c in o.index.terms}, o.index.const))
+        return o
+    dest = Reg(r(ins.dest.name)) if ins.dest is not None else None
+    return Instr(ins.opcode, dest, tuple(operand(o) for o in ins.operands), ins.attrs)
+
+
+def _mem_text(ins: Instr, mem: Mem, form: str) -> str:
+    terms = [t for t, c in mem.index.terms for _ in range(c)] if all(c > 0 for _, c in mem.index.terms) else None
+    if form == "rr":
+        if terms is None or len(terms) != 2 or mem.index.const:
+            raise NotGenerated(f"internal: '{ins}' has no indexed form")
+        return f"{terms[0]}, {terms[1]}"
+    regs = [t for t in (terms or []) if t.startswith("$")]
+    syms = [t for t in (terms or []) if not t.startswith("$")]
+    if terms is None or len(regs) != 1 or len(syms) > 1 or (syms and mem.index.const):
+        raise NotGenerated(f"internal: '{ins}' has no base + offset form")
+    if syms:
+        return f"{regs[0]}, {syms[0]}"
+    off = mem.index.const
+    lo, hi = (-2048, 2047) if "ptr" not in ins.opcode else (-32768, 32764)
+    if not lo <= off <= hi:
+        raise NotGenerated(f"the corrected offset {off} of '{ins.opcode}' is out of range")
+    return f"{regs[0]}, {off}"
+
+
+def _format(ins: Instr) -> str:
+    op = ins.opcode
+    if op in LOADS:
+        return f"{op}\t{ins.dest}, {_mem_text(ins, ins.operands[0], LOADS[op][1])}"
+    if op in STORES:
+        return f"{op}\t{ins.operands[1]}, {_mem_text(ins, ins.operands[0], STORES[op][1])}"
+    parts = ([str(ins.dest)] if ins.dest is not None else []) + [
+        o.name if isinstance(o, (Label, Sym)) else str(o) for o in ins.operands]
+    return f"{op}\t{', '.join(parts)}"

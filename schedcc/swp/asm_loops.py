@@ -1,0 +1,264 @@
+"""Loops of LoongArch assembly for the software pipeliner.
+
+A loop is a block that starts at a label and ends with a conditional branch
+back to it; the exit is the fall-through::
+
+    .LBB0_2:
+        fld.d   $fa1, $a2, 0
+        fld.d   $fa2, $a1, 0
+        fmadd.d $fa1, $fa0, $fa2, $fa1
+        fst.d   $fa1, $a2, 0
+        addi.d  $a1, $a1, 8
+        addi.d  $a2, $a2, 8
+        addi.d  $a0, $a0, -1
+        bnez    $a0, .LBB0_2
+
+Registers are physical and reused, so the loop is read as schedcc IR reads a
+loop: a register read before it is written comes from the previous iteration.
+Every register the loop writes is renamed ``v:$fa1`` in the scheduling view
+(:class:`AsmLoop.loop`): the code generator gives each of its values the
+registers it needs (:mod:`schedcc.swp.asm_codegen`). Induction variables are
+registers stepped by ``addi.d r, r, c``; the exit test is the branch itself:
+``bnez x`` (x != 0), ``bne``, ``blt``/``bge`` (signed), ``bltu``/``bgeu``
+(unsigned) of an induction variable against ``$zero`` or a register the loop
+does not write.
+
+Memory: accesses through the same base register meet at exact iteration
+distances (:func:`~schedcc.swp.loops.memory_distances`). Assembly has lost
+C's ``restrict``, so two base registers may point into the same array: when
+both step alike, the pair becomes a *run-time check* (:class:`Check`): the
+pipelined code runs only if the two are far enough apart that no iterations
+in flight together touch the same bytes, and the dependence is dropped.
+
+Example::
+
+    >>> from schedcc.frontends import parse_source
+    >>> src = parse_source(open("examples/swp/kernels-O2.s").read(), "kernels-O2.s")
+    >>> saxpy = find_asm_loops(src)[0]
+    >>> saxpy.loop.iv.reg, saxpy.loop.exit.op, saxpy.written
+    ('v:$a0', 'ne', ['$fa1', '$fa2', '$a1', '$a2', '$a0'])
+    >>> [(c.first, c.second) for c in saxpy.checks]
+    [('$a1', '$a2')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from schedcc.frontends.loongarch_asm import LOADS, STORES
+from schedcc.frontends.source import Source
+from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
+from schedcc.swp.asm_liveness import RESERVED, register_class
+from schedcc.swp.llvm_loops import back_edges, multi_block_reason
+from schedcc.swp.loops import ExitTest, Induction, Loop, NotPipelined, _symbolic, memory_distances
+
+BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
+_SWAP = {"ne": "ne", "lt": "gt", "ge": "le"}
+INVERSE = {"bnez": "beqz", "beqz": "bnez", "bne": "beq", "beq": "bne", "blt": "bge", "bge": "blt",
+           "bltu": "bgeu", "bgeu": "bltu"}
+_JUMPS = ("b", "jr", "ret")
+
+
+@dataclass(frozen=True)
+class Check:
+    """Two accesses through different base registers, stepping by the same ``stride``:
+    the loop is pipelined only when ``|first - second + offset| >= stride * stages +
+    width`` on entry (then no two iterations in flight together touch the same bytes)."""
+
+    nodes: tuple[int, int]
+    first: str
+    second: str
+    offset: int
+    stride: int
+    width: int
+
+
+@dataclass
+class AsmLoop:
+    """A single-block assembly loop the pipeliner can transform."""
+
+    loop: Loop                  # the scheduling view: written registers renamed v:$reg
+    original: Block             # the block as read
+    written: list[str]          # registers the loop writes, in order of first write
+    branch: Instr               # the loop branch as read
+    unsigned: bool
+    checks: list[Check]
+
+    @property
+    def name(self) -> str:
+        return self.loop.name
+
+
+def falls_through(block: Block) -> bool:
+    term = block.terminator
+    return term is None or not (term.opcode in _JUMPS or (term.opcode == "jirl" and term.operands[0] == Reg("$zero")))
+
+
+def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
+    """Every loop of an assembly source, in text order: an :class:`AsmLoop` when it can be
+    pipelined, a :class:`NotPipelined` with the reason otherwise."""
+    out: list[AsmLoop | NotPipelined] = []
+    for func in source.program.functions:
+        for block, header, body in back_edges(func, falls_through):
+            if block is header:
+                out.append(analyse_asm_loop(func, block))
+                continue
+            calls = [i for b in body for i in b.instrs if i.opcode in ("bl", "syscall") or
+                     (i.opcode == "jirl" and i.operands[0] == Reg("$ra"))]
+            if calls:
+                what = {"bl": f"calls {calls[0].operands[-1]}", "syscall": "makes a system call"}.get(
+                    calls[0].opcode, "calls a function")
+                reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
+                          "write any memory, so iterations cannot overlap")
+            else:
+                reason = multi_block_reason(block, header, body)
+            out.append(NotPipelined(func, header, reason))
+    return out
+
+
+def _rename(ins: Instr, names: dict[str, str]) -> Instr:
+    def r(op):
+        if isinstance(op, Reg):
+            return Reg(names.get(op.name, op.name))
+        if isinstance(op, Mem):
+            return Mem(op.array, Affine.of({names.get(t, t): c for t, c in op.index.terms}, op.index.const))
+        return op
+    dest = Reg(names.get(ins.dest.name, ins.dest.name)) if ins.dest is not None else None
+    return replace(ins, dest=dest, operands=tuple(r(o) for o in ins.operands))
+
+
+def _generic(ins: Instr) -> Instr:
+    """The instruction in the schedcc IR's generic opcodes, for the symbolic evaluation
+    of addresses and induction variables (``addi.d`` -> ``add``); ``opaque`` otherwise."""
+    ops = tuple(Const(0) if o == Reg("$zero") else o for o in ins.operands)
+    table = {"addi.d": "add", "add.d": "add", "sub.d": "sub", "mul.d": "mul", "slli.d": "shl", "move": "mov"}
+    if ins.dest is None or any(isinstance(o, Mem) for o in ops):
+        return ins
+    if ins.opcode in table:
+        return Instr(table[ins.opcode], ins.dest, ops, syntax="named")
+    if ins.opcode in ("or", "ori") and len(ops) == 2 and Const(0) in ops:
+        return Instr("mov", ins.dest, (ops[1] if ops[0] == Const(0) else ops[0],))
+    return Instr("opaque", ins.dest)
+
+
+def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined:
+    """Check one self-looping block of assembly; see the module docstring."""
+    def no(reason: str) -> NotPipelined:
+        return NotPipelined(function, block, reason)
+
+    term = block.terminator
+    L = block.label
+    op = term.opcode if term is not None else ""
+    if op == "b":
+        return no(f"the loop ends with '{term.opcode} {L}': it never exits")
+    if op in ("beqz", "beq"):
+        return no(f"the loop runs while '{term}' is equal: it runs at most twice, or the trip count is unknown")
+    if op in ("bceqz", "bcnez"):
+        return no(f"the loop branch '{op}' tests a floating-point condition: the trip count is unknown")
+    if op not in BRANCH_OPS and op != "bnez":
+        return no(f"the loop ends with '{term}', which schedcc does not read as a loop test")
+    body = block.instrs[:-1]
+    written: list[str] = []
+    for ins in body:
+        for r in ins.defs():
+            if r in RESERVED or r == "$ra":
+                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}")
+            if register_class(r) == "fcc":
+                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
+                          "condition flags are not renamed")
+            if r not in written:
+                written.append(r)
+        if ins.attr("tied"):
+            return no(f"'{ins.opcode}' (line {ins.loc.line if ins.loc else '?'}) writes part of {ins.dest} and "
+                      "keeps the rest: such a loop is not pipelined")
+    names = {r: "v:" + r for r in written}
+    branch_ops = term.operands[:-1]
+    if op == "bnez":
+        branch_ops = (branch_ops[0], Reg("$zero"))
+        op = "bne"
+    instrs = [_rename(i, names) for i in body]
+    instrs.append(Instr(op, None, tuple(_rename(Instr("x", None, branch_ops), names).operands) + (Label(L),),
+                        loc=term.loc))
+    instrs_t = tuple(instrs)
+    defs: dict[str, list[int]] = {}
+    for node, ins in enumerate(instrs_t):
+        for r in ins.defs():
+            defs.setdefault(r, []).append(node)
+    ivs: dict[str, Induction] = {}
+    for reg, nodes in defs.items():
+        ins = instrs_t[nodes[0]]
+        if len(nodes) == 1 and ins.opcode == "addi.d" and ins.operands[0] == Reg(reg) \
+                and isinstance(ins.operands[1], Const) and ins.operands[1].value:
+            ivs[reg] = Induction(reg, ins.operands[1].value, nodes[0])
+    if not ivs:
+        return no("no induction variable: no register is stepped by a constant (addi.d r, r, c) in the body")
+    syms, addresses = _symbolic(tuple(_generic(i) for i in instrs_t), defs, ivs)
+    br = len(instrs_t) - 1
+    found = None
+    for pos in (0, 1):
+        x, bound = instrs_t[br].operands[pos], instrs_t[br].operands[1 - pos]
+        sx = syms.get((br, x.name)) if isinstance(x, Reg) else None
+        if isinstance(bound, Reg) and bound.name not in defs and sx is not None and len(sx[0]) == 1 \
+                and sx[0][0][1] == 1 and sx[0][0][0] in ivs and sx[2] == ivs[sx[0][0][0]].step:
+            found = (pos, ivs[sx[0][0][0]], sx[1], bound)
+            break
+    if found is None:
+        return no(f"the loop test '{term}' does not compare an induction variable with a register the loop "
+                  "does not change, so the trip count is unknown")
+    pos, iv, offset, bound = found
+    test = BRANCH_OPS[op] if pos == 0 else _SWAP[BRANCH_OPS[op]]
+    if test != "ne" and (test in ("lt", "le")) != (iv.step > 0):
+        return no(f"'{iv.reg[2:]}' counts {'up' if iv.step > 0 else 'down'} by {abs(iv.step)} but '{term}' "
+                  "tests it the other way: the trip count is not computable")
+    if test == "ne" and abs(iv.step) & (abs(iv.step) - 1):
+        return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
+                  "that only for steps that are powers of two")
+    exit_test = ExitTest(br, br, "", test, offset, bound, 1 - pos)
+    reaching: dict[tuple[int, str], tuple[int, int]] = {}
+    for node, ins in enumerate(instrs_t):
+        for r in ins.uses():
+            nodes = defs.get(r)
+            if nodes:
+                before = [d for d in nodes if d < node]
+                reaching[(node, r)] = (before[-1], 0) if before else (nodes[-1], 1)
+    fixed = frozenset(n for n, ins in enumerate(instrs_t)
+                      if (ins.opcode in LOADS and LOADS[ins.opcode][1] == "rr")
+                      or (ins.opcode in STORES and STORES[ins.opcode][1] == "rr") or "ptr" in ins.opcode)
+    checks = _checks(instrs_t, addresses)
+    loop = Loop(function, Block(L, instrs_t, block.loc), iv, exit_test, "", reaching,
+                {r: n[-1] for r, n in defs.items()}, addresses, ivs, fixed,
+                frozenset(c.nodes for c in checks))
+    return AsmLoop(loop, block, written, term, op in ("bltu", "bgeu"), checks)
+
+
+def _width(ins: Instr) -> int:
+    w = ins.attr("width", 1)
+    return w if isinstance(w, int) else 1
+
+
+def _checks(instrs: tuple[Instr, ...], addresses: dict) -> list[Check]:
+    """The pairs of accesses whose dependence a run-time check can rule out: pointer
+    references through two different base registers (entry values), the same stride."""
+    out: list[Check] = []
+    accesses = sorted(addresses)
+    for i, a in enumerate(accesses):
+        for b in accesses[i + 1:]:
+            wa, wb = instrs[a].mem_write is not None, instrs[b].mem_write is not None
+            if not (wa or wb) or memory_distances(addresses[a], addresses[b]) is not None:
+                continue
+            (ra, sa), (rb, sb) = addresses[a], addresses[b]
+            if ra is not None or rb is not None or sa is None or sb is None or sa[2] != sb[2] or not sa[2]:
+                continue
+            terms = dict(sa[0])
+            for t, c in sb[0]:
+                terms[t] = terms.get(t, 0) - c
+            terms = {t: c for t, c in terms.items() if c}
+            plus = [t for t, c in terms.items() if c == 1]
+            minus = [t for t, c in terms.items() if c == -1]
+            if len(terms) != 2 or len(plus) != 1 or len(minus) != 1 or not all(t.startswith(("$", "v:$"))
+                                                                                for t in terms):
+                continue
+            base = lambda t: t[2:] if t.startswith("v:") else t  # noqa: E731 (the register on entry)
+            out.append(Check((a, b), base(plus[0]), base(minus[0]), sa[1] - sb[1], abs(sa[2]),
+                             max(_width(instrs[a]), _width(instrs[b]))))
+    return out

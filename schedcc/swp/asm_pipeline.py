@@ -1,0 +1,81 @@
+"""Software pipelining of a LoongArch assembly file: every single-block loop is
+found (:mod:`schedcc.swp.asm_loops`), modulo-scheduled and verified, and
+written back on physical registers (:mod:`schedcc.swp.asm_codegen`). A schedule
+whose code would need more registers than the loop has is rejected, and the
+modulo scheduler tries the next II, as long as the II stays below the cycles
+one iteration takes without pipelining; past that, the loop is left alone
+with the reason ("needs N registers at once, M free"). Loops are transformed
+one after the other; the text is read again after each.
+
+Example::
+
+    >>> from schedcc.frontends import parse_source
+    >>> src = parse_source(open("examples/swp/kernels-O2.s").read(), "kernels-O2.s")
+    >>> res = pipeline_asm(src, load_target("la464"))
+    >>> [(r.name, r.schedule.ii, r.cycles_before) for r in res.loops][:2]
+    [('saxpy/.LBB0_2', 2, 11), ('dot/.LBB1_2', 5, 10)]
+"""
+
+from __future__ import annotations
+
+from schedcc.frontends.loongarch_asm import parse_asm
+from schedcc.frontends.source import Source
+from schedcc.sched.lifetimes import register_pressure
+from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
+from schedcc.swp.asm_codegen import generate_asm
+from schedcc.swp.asm_liveness import live_in
+from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
+from schedcc.swp.llvm_codegen import NotGenerated
+from schedcc.swp.loops import NotPipelined
+from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
+from schedcc.target import Target, check_opcodes, load_target
+
+
+def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
+                 accept: AcceptFunction | None = None) -> PipelineResult:
+    """Pipeline the loops of an assembly source; ``text`` of the result is the new file."""
+    tgt = load_target(target)
+    check_opcodes(source.program, tgt)
+    current = source
+    results: list[LoopResult] = []
+    for found in find_asm_loops(source):
+        if isinstance(found, NotPipelined):
+            results.append(schedule_loop(found, tgt, algorithm, accept))
+            continue
+        x = found if current is source else _again(current, found)
+        live = live_in(x.loop.function)
+        made: dict[int, tuple] = {}
+
+        def fits(sched: ModuloSchedule, x: AsmLoop = x, live=live, made=made) -> bool | str:
+            verdict = accept(sched) if accept is not None else True
+            if verdict is not True and verdict is not None:
+                return verdict
+            pressure = register_pressure(sched.graph, sched.ii, sched.cycle,
+                                         frozenset(x.loop.address_only_uses()))
+            try:
+                made[sched.ii] = (pressure, *generate_asm(current.text, x, sched, pressure, live))
+            except NotGenerated as err:
+                return str(err)
+            return True
+
+        flat = schedule_loop(x.loop, tgt, algorithm).cycles_before
+        res = schedule_loop(x.loop, tgt, algorithm, fits, max_ii=max(flat - 1, 1))
+        results.append(res)
+        if not res.pipelined:
+            if res.reason and "rejected: needs" in res.reason:
+                need = res.reason.split("rejected: ")[-1][:-1]   # (schedule_loop closed it with a parenthesis)
+                res.reason = (f"{need}, at every II below the {flat} cycles one iteration takes: the registers "
+                              "run out before iterations can overlap")
+            continue
+        res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
+        current = parse_asm(text, source.program.source)
+    return PipelineResult(source.program, tgt, results, None, current.text, "asm")
+
+
+def _again(source: Source, old: AsmLoop) -> AsmLoop:
+    """The same loop in the text after earlier loops were transformed."""
+    func = source.program.function(old.loop.function.name)
+    found = analyse_asm_loop(func, func.block(old.loop.block.label))
+    if not isinstance(found, AsmLoop):
+        raise AssertionError(f"internal: {old.name} is no longer a loop: {found.reason}")
+    return found
