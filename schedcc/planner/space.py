@@ -218,6 +218,13 @@ def stage_layers(layers: int, chunks: int) -> tuple[int, ...] | None:
     return tuple(out) if min(out) >= 1 else None
 
 
+def _short_ends(layers: int, chunks: int) -> bool:
+    """Uneven chunks as Llama 3 trains its 126 layers (one layer fewer on the first and the
+    last chunk, which hold the embedding and the output layer): 126 layers in 32 chunks."""
+    short = math.ceil(layers / chunks) * chunks - layers
+    return 0 < short <= 2 and math.ceil(layers / chunks) > 1
+
+
 def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
@@ -306,7 +313,8 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                 continue
             per_stage = model.layers // pp
             vs = [fix["virtual"]] if "virtual" in fix else [v for v in range(2, VIRTUAL_MAX + 1)
-                                                            if per_stage % v == 0 and model.layers % pp == 0]
+                                                            if (per_stage % v == 0 and model.layers % pp == 0)
+                                                            or _short_ends(model.layers, pp * v)]
             for v in vs:
                 if stage_layers(model.layers, pp * v):
                     scheds.append(("interleaved", v))
