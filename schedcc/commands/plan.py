@@ -68,6 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="ZeRO 1/2: gather weights after the optimizer instead of under the first forwards")
     fw.add_argument("--grad-reduce-bytes", type=int, choices=(2, 4), default=4,
                     help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, FSDP) (default 4)")
+    fw.add_argument("--fp32-params", action="store_true",
+                    help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set gemm_efficiency=0.7 (repeatable)")
 
@@ -112,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                            notes=["planner models: dgx-a100, dgx-h100, ascend910b-cluster (docs/planner.md)"])
     settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
                         param_gather_overlap=not args.no_param_gather_overlap,
-                        grad_reduce_bytes=args.grad_reduce_bytes)
+                        grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,

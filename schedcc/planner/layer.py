@@ -304,9 +304,41 @@ class ChunkTimes:
     parts: dict[str, float] = field(default_factory=dict)   # per microbatch, forward + backward
 
 
-def _schedule(layer_ops: list[list[LOp]]) -> tuple[float, dict[str, float]]:
+def _contended(graph: SchedGraph, start: dict, contention: float) -> SchedGraph:
+    """*graph* with every compute operator longer by *contention* x the time a collective
+    overlaps it (NCCL's kernels take SMs and memory bandwidth from the GEMMs they run
+    under: docs/cost-model.md). O(n log n)."""
+    import bisect
+    spans = sorted((start[i], start[i] + op.latency) for i, op in enumerate(graph.ops)
+                   if op.kind == "comm" and op.latency)
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    starts = [a for a, _ in merged]
+    ops = list(graph.ops)
+    for i, op in enumerate(ops):
+        if op.kind == "comm" or not op.latency or not merged:
+            continue
+        a, b = start[i], start[i] + op.latency
+        j, both = max(bisect.bisect_right(starts, a) - 1, 0), 0
+        while j < len(merged) and merged[j][0] < b:
+            both += max(0, min(b, merged[j][1]) - max(a, merged[j][0]))
+            j += 1
+        if both:
+            d = op.latency + round(contention * both)
+            ops[i] = op._replace(latency=d, occupancy=d)
+    deps = tuple(d._replace(latency=ops[d.src].latency) if d.kind == "DATA" else d for d in graph.deps)
+    return SchedGraph(tuple(ops), deps, graph.machine)
+
+
+def _schedule(layer_ops: list[list[LOp]], contention: float = 0.0) -> tuple[float, dict[str, float]]:
     """Chain the per-layer operator lists (layer i's input 'x' is layer i-1's last operator),
-    list-schedule them on one compute stream and the channels, and measure."""
+    list-schedule them on one compute stream and the channels, and measure. With
+    *contention*, compute under communication is slowed (:func:`_contended`) and the
+    layers scheduled once more."""
     ops: list[Op] = []
     index: dict[str, int] = {}
     deps: list[Dep] = []
@@ -336,6 +368,10 @@ def _schedule(layer_ops: list[list[LOp]]) -> tuple[float, dict[str, float]]:
         prev_out = _last_compute(index, i, lops)
     graph = SchedGraph(tuple(ops), tuple(deps), Machine("layer", len(ops), CHANNELS))
     sched = solve(graph, ListStrategy(repair=False), bound=False, verify=False).schedule
+    if contention > 0:
+        graph = _contended(graph, sched.cycle, contention)
+        ops = list(graph.ops)
+        sched = solve(graph, ListStrategy(repair=False), bound=False, verify=False).schedule
     start = sched.cycle
     end = max((start[i] + op.latency for i, op in enumerate(ops)), default=0)
     busy = {"compute": [], "comm": []}
@@ -365,11 +401,12 @@ def _last_compute(index, i, lops) -> int:
     return index[f"{i}.{lops[-1].name}"]
 
 
-def _extrapolate(build: Callable[[int], list[list[LOp]]], n: int) -> tuple[float, dict[str, float]]:
+def _extrapolate(build: Callable[[int], list[list[LOp]]], n: int, contention: float = 0.0
+                 ) -> tuple[float, dict[str, float]]:
     if n <= 4:
-        return _schedule(build(n))
-    t3, p3 = _schedule(build(3))
-    t4, p4 = _schedule(build(4))
+        return _schedule(build(n), contention)
+    t3, p3 = _schedule(build(3), contention)
+    t4, p4 = _schedule(build(4), contention)
     k = n - 4
     return t4 + k * (t4 - t3), {key: p4.get(key, 0.0) + k * (p4.get(key, 0.0) - p3.get(key, 0.0))
                                 for key in set(p3) | set(p4)}
@@ -386,8 +423,9 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
         ops = transform(ops, phase)
         return L.zero3(ops, phase) if cand.zero >= 3 else ops
 
-    fwd, pf = _extrapolate(lambda n: [layer("forward") for _ in range(n)], layers)
-    bwd, pb = _extrapolate(lambda n: [layer("backward") for _ in range(n)], layers)
+    contention = cluster.contention
+    fwd, pf = _extrapolate(lambda n: [layer("forward") for _ in range(n)], layers, contention)
+    bwd, pb = _extrapolate(lambda n: [layer("backward") for _ in range(n)], layers, contention)
     extras = []
     if first:
         extras += [(L.embedding(False), "f"), (L.embedding(True), "b")]
@@ -395,7 +433,7 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
         extras += [(L.head(False), "f"), (L.head(True), "b")]
     parts = {k: pf.get(k, 0.0) + pb.get(k, 0.0) for k in set(pf) | set(pb)}
     for ops, phase in extras:
-        t, p = _schedule([ops])
+        t, p = _schedule([ops], contention)
         if phase == "f":
             fwd += t
         else:

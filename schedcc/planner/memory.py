@@ -127,9 +127,15 @@ def rank_params(model, cand, layers_on_rank: int, rank: int) -> float:
 
 
 def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
-              inflight_layers: list[float]) -> Memory:
+              inflight_layers: list[float], fp32_params: bool = False) -> Memory:
     """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
-    activations rank r holds at once (its schedule's peak). O(pp)."""
+    activations rank r holds at once (its schedule's peak). O(pp).
+
+    *fp32_params*: the framework keeps the parameters themselves in fp32 (PyTorch FSDP
+    with a bf16 compute copy gathered per layer): 4 bytes of weights per parameter that
+    are also Adam's master copy, so the optimizer holds only the two moments (8 bytes)."""
+    weight_bytes = 4 if fp32_params else WEIGHT_BYTES
+    optimizer_bytes = OPTIMIZER_BYTES - 4 if fp32_params else OPTIMIZER_BYTES
     shard = cand.dp * cand.cp
     tokens = cand.microbatch * model.seq / cand.cp
     per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
@@ -139,9 +145,9 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
     for r in range(cand.pp):
         p = rank_params(model, cand, layers_per_rank[r], r)
         terms = {
-            "weights": WEIGHT_BYTES * p / (shard if cand.zero >= 3 else 1),
+            "weights": weight_bytes * p / (shard if cand.zero >= 3 else 1),
             "gradients": GRAD_BYTES * p / (shard if cand.zero >= 2 else 1),
-            "optimizer": OPTIMIZER_BYTES * p / (shard if cand.zero >= 1 else 1),
+            "optimizer": optimizer_bytes * p / (shard if cand.zero >= 1 else 1),
             "activations": per_layer * inflight_layers[r] + working,
         }
         if cand.zero >= 3:

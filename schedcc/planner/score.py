@@ -115,7 +115,8 @@ def score(cand: Candidate, ctx: Context) -> Scored:
     layers = stage_layers(model.layers, chunks)
     per_rank_layers = [sum(layers[s] for s in range(chunks) if s % cand.pp == r) for r in range(cand.pp)]
     inflight = inflight_closed_form(cand, m, layers)
-    mem = memory_of(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers, inflight)
+    mem = memory_of(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers, inflight,
+                    st.fp32_params)
     base = dict(candidate=cand, microbatches=m, memory_per_gpu_bytes=mem.total, memory_terms=mem.terms)
     if not mem.fits:
         return Scored(feasible=False, reason=mem.overflow(), **base)

@@ -121,6 +121,7 @@ class Settings:
     buckets: int = 4                  # gradient buckets per model chunk
     grad_reduce_bytes: int = 4        # bytes per gradient element reduced (4: Megatron's fp32; 2: FSDP in bf16)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
+    fp32_params: bool = False         # parameters kept in fp32 (PyTorch FSDP mixed precision): they are the master copy
 
 
 _INT_KEYS = ("dp", "tp", "pp", "cp", "virtual", "microbatch", "zero")

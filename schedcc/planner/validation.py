@@ -91,6 +91,8 @@ def command(row: dict) -> str:
         parts.append("--no-grad-overlap")
     if fw.get("grad_reduce_bytes", 4) != 4:
         parts.append(f"--grad-reduce-bytes {fw['grad_reduce_bytes']}")
+    if fw.get("fp32_params"):
+        parts.append("--fp32-params")
     return " ".join(parts)
 
 
