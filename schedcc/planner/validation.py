@@ -128,9 +128,16 @@ def run_row(row: dict, sources: dict, workers: int = 1) -> dict:
             "seconds": time.perf_counter() - t0, "command": command(row)}
 
 
-def run_all(workers: int = 1) -> list[dict]:
+def run_all(workers: int = 1, ids: list[str] | None = None) -> list[dict]:
+    """Every row (or those named in *ids*), *workers* rows at a time in separate processes
+    (each row's own search runs in its process). O(rows x candidates)."""
     data = load()
-    return [run_row(r, data["sources"], workers) for r in data["rows"]]
+    rows = [r for r in data["rows"] if not ids or r["id"] in ids]
+    if workers <= 1:
+        return [run_row(r, data["sources"]) for r in rows]
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(run_row, rows, [data["sources"]] * len(rows)))
 
 
 UNITS = {"tflops_sc21": "TFLOP/s/GPU", "iteration_s": "s/step", "tflops_model": "TFLOP/s/GPU",
@@ -155,8 +162,13 @@ def markdown(results: list[dict]) -> str:
 
 
 def main() -> int:
-    results = run_all()
+    workers = 1
+    if "--workers" in sys.argv:
+        workers = int(sys.argv[sys.argv.index("--workers") + 1])
+    t0 = time.perf_counter()
+    results = run_all(workers)
     sys.stdout.write(markdown(results))
+    sys.stdout.write(f"\n({time.perf_counter() - t0:.0f} s with {workers} worker(s))\n")
     if "--commands" in sys.argv:
         sys.stdout.write("\n")
         for r in results:
