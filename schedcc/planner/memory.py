@@ -48,6 +48,23 @@ Example::
     >>> per_layer = activation_bytes_per_layer(gpt, Candidate(1, 1, 1), "unfused", tokens=2048)
     >>> per_layer == 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
     True
+
+Korthikanti et al. Table 2 with ``t = 8``: tensor and sequence parallelism
+divide everything by ``t``; selective recomputation leaves ``34 sbh / t``;
+full recomputation keeps the layer input, ``2 sbh / t``::
+
+    >>> sbh = 2048 * 12288
+    >>> tp_sp = activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True), "unfused", tokens=2048)
+    >>> tp_sp == sbh * (34 + 5 * 96 * 2048 / 12288) / 8
+    True
+    >>> tp_only = activation_bytes_per_layer(gpt, Candidate(1, 8, 1), "unfused", tokens=2048)
+    >>> tp_only == sbh * (10 + 24 / 8 + 5 * 96 * 2048 / (12288 * 8))
+    True
+    >>> sel = activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True, recompute="selective"), "unfused", 2048)
+    >>> sel == sbh * 34 / 8
+    True
+    >>> activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True, recompute="full"), "unfused", 2048) == 2 * sbh / 8
+    True
 """
 
 from __future__ import annotations
