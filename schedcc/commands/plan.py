@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--global-batch", type=int, required=True, help="sequences per optimizer step")
     parser.add_argument("-t", "--target", required=True, help="cluster model: dgx-h100, dgx-a100, ascend910b-cluster")
     parser.add_argument("--fix", metavar="K=V,...", action="append",
-                        help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute, sp, "
+                        help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute "
+                             "(none, selective, full, partial), recompute_layers (per model chunk, with partial), sp, "
                              "overlap (e.g. --fix tp=8,pp=8); the rest are searched")
     parser.add_argument("--top", type=int, default=10, help="rows of the table (default 10)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")

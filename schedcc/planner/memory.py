@@ -32,7 +32,9 @@ For pipeline rank ``r`` of a :class:`~schedcc.planner.space.Candidate` (bytes):
   For a GPT (``f = 4h``, dropout, ``tp = 1``) that is the paper's
   ``sbh (34 + 5 a s/h)``. Selective recomputation drops the score terms; full
   recomputation keeps only each layer's input ``2sbh/T`` plus, while a layer
-  runs backward, that one layer's activations. Times the microbatches the
+  runs backward, that one layer's activations; partial recomputation of ``n``
+  layers per model chunk of ``k`` keeps the input of ``n`` and everything of
+  the other ``k - n`` (plus the working layer). Times the microbatches the
   schedule keeps in flight on the rank (counted on its action list: a
   forward allocates, its backward frees), in layers;
 * **logits** on the last stage: ``4 s b V / tp`` bytes, twice (fp32 logits
@@ -84,6 +86,8 @@ def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind:
     tp = cand.tp
     T = tp if cand.sp else 1
     kind = kind or cand.recompute
+    if kind == "partial":   # the mix per rank is memory_of's (recomputed layers keep only their input)
+        kind = "none"
     if kind == "full":
         return 2 * tokens * h / T
     drop = 1 if model.dropout else 0
@@ -156,16 +160,24 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
     shard = cand.dp * cand.cp
     tokens = cand.microbatch * model.seq / cand.cp
     per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
-    working = activation_bytes_per_layer(model, cand, attention, tokens, "none") if cand.recompute == "full" else 0.0
+    partial = cand.recompute == "partial" and cand.recompute_layers > 0
+    kept = activation_bytes_per_layer(model, cand, attention, tokens, "full") if partial else 0.0
+    working = (activation_bytes_per_layer(model, cand, attention, tokens, "none")
+               if cand.recompute == "full" or partial else 0.0)
     worst = None
     per_rank = {}
     for r in range(cand.pp):
         p = rank_params(model, cand, layers_per_rank[r], r)
+        layer_bytes = per_layer
+        if partial:   # the first n layers of each of the rank's chunks keep only their input
+            chunk = layers_per_rank[r] / max(cand.virtual, 1)
+            frac = min(cand.recompute_layers, chunk) / chunk if chunk else 0.0
+            layer_bytes = (1 - frac) * per_layer + frac * kept
         terms = {
             "weights": weight_bytes * p / (shard if cand.zero >= 3 else 1),
             "gradients": GRAD_BYTES * p / (shard if cand.zero >= 2 else 1),
             "optimizer": optimizer_bytes * p / (shard if cand.zero >= 1 else 1),
-            "activations": per_layer * inflight_layers[r] + working,
+            "activations": layer_bytes * inflight_layers[r] + working,
         }
         if cand.zero >= 3:
             terms["weights"] += 2 * WEIGHT_BYTES * model.layer_params() / cand.tp
@@ -178,3 +190,36 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
             worst = Memory(r, terms, capacity)
     worst.per_rank = per_rank
     return worst
+
+
+def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reserved: float,
+                             layers_per_rank: list[int], inflight_layers: list[float], chunk_layers: int,
+                             fp32_params: bool = False) -> tuple[int, Memory]:
+    """For ``recompute="partial"``: the fewest layers per model chunk (1 to *chunk_layers* - 1)
+    whose recomputation makes *cand* fit, and that memory; the most when none fits. O(pp x
+    chunk_layers).
+
+    GPT-3 175B on 64 A100s (tp 8, pp 8, 12 layers a stage, microbatches of 4, 1F1B): without
+    recomputation it needs 96 GB; recomputing 6 of every 12 layers fits in 80 GB,
+    between full recomputation's memory and none's::
+
+        >>> from dataclasses import replace
+        >>> from schedcc.planner.model import preset
+        >>> from schedcc.planner.space import Candidate
+        >>> gpt = preset("gpt3-175b")
+        >>> c = Candidate(1, 8, 8, microbatch=4, schedule="1f1b", sp=True, recompute="partial")
+        >>> args = ("flash", 80e9, 5e9, [12] * 8, [12 * (8 - r) for r in range(8)])
+        >>> n, mem = fewest_recomputed_layers(gpt, c, *args, chunk_layers=12)
+        >>> none = memory_of(gpt, replace(c, recompute="none"), *args)
+        >>> full = memory_of(gpt, replace(c, recompute="full"), *args)
+        >>> n, mem.fits, round(full.total / 1e9), round(mem.total / 1e9), round(none.total / 1e9)
+        (6, True, 58, 78, 96)
+    """
+    from dataclasses import replace
+    mem = None
+    for n in range(1, max(chunk_layers, 2)):
+        mem = memory_of(model, replace(cand, recompute_layers=n), attention, capacity, reserved, layers_per_rank,
+                        inflight_layers, fp32_params)
+        if mem.fits:
+            return n, mem
+    return max(chunk_layers - 1, 1), mem

@@ -37,7 +37,7 @@ from schedcc.target import Target, load_target
 from schedcc.training.costs import Cluster, cluster_of
 from schedcc.training.pipeline_graph import StageCosts
 from schedcc.planner.layer import ChunkTimes, chunk_times
-from schedcc.planner.memory import memory_of
+from schedcc.planner.memory import fewest_recomputed_layers, memory_of
 from schedcc.planner.pipe import evaluate_step, inflight_closed_form
 from schedcc.planner.space import Candidate, Settings, stage_layers
 
@@ -59,6 +59,13 @@ class Context:
         self.cache: dict[tuple, ChunkTimes] = {}
 
     def chunk(self, cand: Candidate, layers: int, first: bool, last: bool) -> ChunkTimes:
+        if cand.recompute == "partial":   # the first n of the chunk's layers pay a forward again
+            a = self.chunk(replace(cand, recompute="none", recompute_layers=0), layers, first, last)
+            b = self.chunk(replace(cand, recompute="full", recompute_layers=0), layers, first, last)
+            w = min(cand.recompute_layers, layers) / layers if layers else 0.0
+            mix = lambda x, y: (1 - w) * x + w * y  # noqa: E731
+            return ChunkTimes(mix(a.f, b.f), mix(a.b, b.b),
+                              {k: mix(a.parts.get(k, 0.0), b.parts.get(k, 0.0)) for k in set(a.parts) | set(b.parts)})
         key = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, cand.zero >= 3,
                cand.dp if cand.zero >= 3 else 0, cand.overlap, layers, first, last)
         t = self.cache.get(key)
@@ -115,8 +122,13 @@ def score(cand: Candidate, ctx: Context) -> Scored:
     layers = stage_layers(model.layers, chunks)
     per_rank_layers = [sum(layers[s] for s in range(chunks) if s % cand.pp == r) for r in range(cand.pp)]
     inflight = inflight_closed_form(cand, m, layers)
-    mem = memory_of(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers, inflight,
-                    st.fp32_params)
+    if cand.recompute == "partial" and not cand.recompute_layers:
+        n, mem = fewest_recomputed_layers(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved,
+                                          per_rank_layers, inflight, max(layers), st.fp32_params)
+        cand = replace(cand, recompute_layers=n)
+    else:
+        mem = memory_of(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers,
+                        inflight, st.fp32_params)
     base = dict(candidate=cand, microbatches=m, memory_per_gpu_bytes=mem.total, memory_terms=mem.terms)
     if not mem.fits:
         return Scored(feasible=False, reason=mem.overflow(), **base)
@@ -159,5 +171,14 @@ def score(cand: Candidate, ctx: Context) -> Scored:
     return Scored(feasible=True, reason="", step_time_s=step,
                   tokens_per_s=ctx.global_batch * model.seq / step, tflops_per_gpu=tflops,
                   mfu=tflops * 1e12 / cl.peak_flops,
-                  hfu=model.hardware_flops(ctx.global_batch, cand.recompute) / step / ctx.gpus / cl.peak_flops,
+                  hfu=_hardware_flops(model, cand, layers, ctx.global_batch) / step / ctx.gpus / cl.peak_flops,
                   exposed_comm_s=exposed, bubble=bubble, breakdown=parts, **base)
+
+
+def _hardware_flops(model, cand: Candidate, layers: tuple[int, ...], sequences: int) -> float:
+    """Model FLOPs plus the recomputed forwards (partial: the recomputed share of the layers)."""
+    if cand.recompute != "partial":
+        return model.hardware_flops(sequences, cand.recompute)
+    share = sum(min(cand.recompute_layers, k) for k in layers) / sum(layers)
+    base = model.model_flops(sequences)
+    return base + share * (model.hardware_flops(sequences, "full") - base)

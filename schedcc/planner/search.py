@@ -22,7 +22,7 @@ Example::
     >>> res = plan(preset("gpt3-175b"), "dgx-a100", gpus=128, global_batch=128, workers=1,
     ...            fix="tp=8,pp=8,microbatch=1,schedule=1f1b,zero=1,sp=1")
     >>> res.searched, res.best.candidate.label()
-    (2, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp')
+    (3, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp')
 """
 
 from __future__ import annotations
@@ -295,7 +295,8 @@ def smallest_fitting_gpus(model, ctx: Context, fix: dict, limit: int = 65536) ->
                 layers = stage_layers(model.layers, chunks)
                 per_rank = [sum(layers[s] for s in range(chunks) if s % c.pp == r) for r in range(c.pp)]
                 mem = memory_of(model, c, ctx.settings.attention, ctx.cluster.memory_capacity,
-                                ctx.cluster.memory_reserved, per_rank, inflight_closed_form(c, m, layers))
+                                ctx.cluster.memory_reserved, per_rank, inflight_closed_form(c, m, layers),
+                                ctx.settings.fp32_params)
                 if mem.fits:
                     return n
         n *= 2

@@ -5,7 +5,12 @@ parallel degrees (``dp x tp x pp x cp`` = GPUs), virtual stages per pipeline
 rank (interleaved 1F1B), microbatch size, pipeline schedule, ZeRO stage,
 activation recomputation, sequence parallelism and the communication-overlap
 transformation (``overlap``; ``none`` until one is registered, see
-:mod:`schedcc.planner.layer`). :class:`Settings` holds what the framework does
+:mod:`schedcc.planner.layer`). Recomputation is ``none``, ``selective``
+(attention scores), ``full`` (every layer) or ``partial``: the first
+``recompute_layers`` layers of every model chunk fully recomputed, the rest
+not (Megatron-LM's ``--recompute-granularity full --recompute-method block
+--recompute-num-layers N``); unpinned, the planner takes the fewest that fit
+in memory (:func:`schedcc.planner.memory.fewest_recomputed_layers`). :class:`Settings` holds what the framework does
 and the search does not choose (the attention kernel, whether gradient
 reduction overlaps backward).
 
@@ -56,7 +61,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from schedcc.errors import SchedccError
 
 SCHEDULES = ("1f1b", "interleaved", "zb-h1", "zb-h2")
-RECOMPUTE = ("none", "selective", "full")
+RECOMPUTE = ("none", "selective", "full", "partial")
 ATTENTION = ("flash", "unfused")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
@@ -80,6 +85,7 @@ class Candidate:
     recompute: str = "none"
     sp: bool = False
     overlap: str = "none"
+    recompute_layers: int = 0    # recompute="partial": layers of each model chunk recomputed (0: fewest that fit)
 
     @property
     def gpus(self) -> int:
@@ -100,7 +106,8 @@ class Candidate:
         if self.pp > 1:
             parts.append(self.schedule)
         parts.append(f"z{self.zero}")
-        parts.append({"none": "rc=none", "selective": "rc=sel", "full": "rc=full"}[self.recompute])
+        parts.append({"none": "rc=none", "selective": "rc=sel", "full": "rc=full"}.get(self.recompute)
+                     or f"rc=part{self.recompute_layers or ''}")
         if self.sp:
             parts.append("sp")
         if self.overlap != "none":
@@ -124,9 +131,10 @@ class Settings:
     fp32_params: bool = False         # parameters kept in fp32 (PyTorch FSDP mixed precision): they are the master copy
 
 
-_INT_KEYS = ("dp", "tp", "pp", "cp", "virtual", "microbatch", "zero")
+_INT_KEYS = ("dp", "tp", "pp", "cp", "virtual", "microbatch", "zero", "recompute_layers")
 _ALIASES = {"v": "virtual", "vp": "virtual", "mb": "microbatch", "mbs": "microbatch", "micro_batch": "microbatch",
-            "micro-batch": "microbatch", "sequence_parallel": "sp", "sequence-parallel": "sp"}
+            "micro-batch": "microbatch", "sequence_parallel": "sp", "sequence-parallel": "sp",
+            "recompute-layers": "recompute_layers", "recompute_num_layers": "recompute_layers"}
 
 
 def parse_fix(text: str | dict | None) -> dict:
@@ -164,9 +172,9 @@ def parse_fix(text: str | dict | None) -> dict:
                                    notes=["schedules: " + ", ".join(SCHEDULES) + " (none when pp=1)"])
             v = value
         elif key == "recompute":
-            value = {"sel": "selective", "no": "none", "off": "none"}.get(value, value)
+            value = {"sel": "selective", "no": "none", "off": "none", "part": "partial"}.get(value, value)
             if value not in RECOMPUTE:
-                raise SchedccError(f"--fix recompute={value}: choose none, selective or full")
+                raise SchedccError(f"--fix recompute={value}: choose none, selective, full or partial")
             v = value
         else:  # overlap
             if value not in OVERLAPS:
@@ -176,6 +184,10 @@ def parse_fix(text: str | dict | None) -> dict:
         if key in out and out[key] != v:
             raise SchedccError(f"--fix gives {key} twice: {out[key]} and {v}")
         out[key] = v
+    if "recompute_layers" in out:
+        if out.setdefault("recompute", "partial") != "partial":
+            raise SchedccError(f"contradictory --fix: recompute_layers={out['recompute_layers']} with "
+                               f"recompute={out['recompute']}", notes=["recompute_layers needs recompute=partial"])
     _check_fix(out)
     return out
 
@@ -348,6 +360,11 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                         space.remove("search default: selective recomputation is none under flash attention",
                                      "recompute=selective")
                         continue
+                    n_rc = fix.get("recompute_layers", 0) if rc == "partial" else 0
+                    if rc == "partial" and max(stage_layers(model.layers, pp * v)) < max(2, n_rc + 1):
+                        space.remove("partial recomputation leaves at least one layer of a chunk unrecomputed",
+                                     f"pp={pp} virtual={v} recompute_layers={n_rc}")
+                        continue
                     for sp in ((False, True) if tp > 1 else (False,)):
                         if fix.get("sp", sp) != sp:
                             continue
@@ -358,7 +375,7 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                         for ov in overlaps:
                             if fix.get("overlap", ov) != ov:
                                 continue
-                            space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov))
+                            space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov, n_rc))
 
 
 def _explain_empty(model, gpus, global_batch, devices_per_node, fix, space: Space) -> None:
