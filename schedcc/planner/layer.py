@@ -44,7 +44,7 @@ Example::
     >>> a100 = cluster_of(load_target("dgx-a100"))
     >>> t = chunk_times(preset("gpt3-175b"), Candidate(1, 8, 8, microbatch=1, schedule="1f1b"), Settings(), a100, 12)
     >>> round(t.f * 1e3), round(t.b * 1e3)   # ms for 12 layers of GPT-3 on 8 A100s (forward, backward)
-    (72, 119)
+    (74, 126)
     >>> round(t.parts["exposed_tp"] * 1e3, 1)   # forward all-reduces wait; backward's run under weight gradients
     10.6
 """

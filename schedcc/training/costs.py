@@ -64,6 +64,7 @@ class Cluster:
     gemm_efficiency: float = 0.0  # fraction of peak a large GEMM reaches per tile (0: use efficiency)
     attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
     memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
+    gemm_k_overhead: float = 0.0  # fixed cost of a GEMM tile (pipeline fill, epilogue) in reduction steps
     name: str = ""
 
     @property

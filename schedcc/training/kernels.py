@@ -11,6 +11,10 @@ come from the ``[cluster]`` table (:class:`~schedcc.training.costs.Cluster`,
   peak. Partial tiles (tile quantisation) and a last, partly filled wave
   (wave quantisation) cost as much as full ones. The best tile is kept, as
   a GEMM library's heuristic would.
+  Every wave of tiles also pays a fixed ``gemm_k_overhead`` (k0) in reduction
+  steps: filling the tile's operand pipeline and writing its output (the
+  epilogue), so a GEMM's math takes ``(k + k0) / k`` times its FLOP time and
+  a short reduction loses more than a long one (0, the default: no cost).
   The result is at least the memory time of reading both operands and writing
   the product (the roofline for thin matrices).
 * :func:`attention_time`: a fused (FlashAttention-style) kernel over
@@ -58,6 +62,7 @@ def gemm_time(c: Cluster, m: float, n: float, k: float, batch: float = 1, dtype_
         return 0.0
     flops = 2 * batch * m * n * k
     math_time = flops / (c.peak_flops * _gemm_eff(c) * c.tile_efficiency(m, n, gemms=batch))
+    math_time *= (k + c.gemm_k_overhead) / k     # each wave of tiles: its k steps plus the fixed k0
     memory = batch * (m * k + k * n + m * n) * dtype_bytes / (c.hbm_bw * c.memory_efficiency)
     return max(math_time, memory) + c.launch_overhead
 
