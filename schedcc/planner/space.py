@@ -4,8 +4,9 @@ A :class:`Candidate` is one configuration: data, tensor, pipeline and context
 parallel degrees (``dp x tp x pp x cp`` = GPUs), virtual stages per pipeline
 rank (interleaved 1F1B), microbatch size, pipeline schedule, ZeRO stage,
 activation recomputation, sequence parallelism and the communication-overlap
-transformation (``overlap``; ``none`` until one is registered, see
-:mod:`schedcc.planner.layer`). :class:`Settings` holds what the framework does
+transformation (``overlap``: ``none``, or tensor-parallel collectives and their
+GEMMs in ``K`` chunks, ``tp2``/``tp4``/``tp8``/``auto``, see
+:mod:`schedcc.planner.overlap`). :class:`Settings` holds what the framework does
 and the search does not choose (the attention kernel, whether gradient
 reduction overlaps backward).
 
@@ -24,7 +25,7 @@ Rules (:func:`enumerate_space` applies them and says which one removed what):
 * ZeRO stages 2 and 3 shard gradients (and weights), which pipeline
   parallelism's accumulation over microbatches would have to gather again:
   they need ``pp = 1`` (DeepSpeed's rule); any ZeRO stage needs ``dp cp > 1``;
-* sequence parallelism needs ``tp > 1``.
+* sequence parallelism needs ``tp > 1``; so does communication overlap.
 
 Search defaults (each also a rule the report counts; ``--fix`` pins a value
 outside them): microbatches of 1, 2 or 4 sequences; pipeline stages of at
@@ -34,7 +35,8 @@ bubble); context parallelism leaves each rank at least
 :data:`CP_MIN_TOKENS` tokens of a sequence (shorter blocks cannot hide the
 ring's transfers); with a fused attention kernel, selective recomputation is
 the same as none (there are no stored scores to drop) and is not searched
-twice; with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
+twice; communication overlap ``none`` and ``auto`` (``auto`` picks the
+chunk count per layer; ``--fix overlap=tp4`` pins one); with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
 all-gather move what tensor parallelism's all-reduce moves, and it keeps a
 ``tp``-th of the norms' and dropouts' activations and work: Korthikanti et
 al., 2022, Section 4.2.2), ``--fix sp=0`` searches without it.
@@ -62,7 +64,8 @@ MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch al
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
 CP_MIN_TOKENS = 2048             # a context-parallel rank keeps at least this many tokens of a sequence
-OVERLAPS = ("none",)             # communication-overlap transformations known (schedcc.planner.layer)
+OVERLAPS = ("none", "tp2", "tp4", "tp8", "auto")  # tp communication overlap (schedcc.planner.overlap)
+SEARCHED_OVERLAPS = ("none", "auto")  # search default with tp > 1; --fix overlap=tp4 pins another
 
 
 @dataclass(frozen=True, order=True)
@@ -349,6 +352,14 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                         for ov in overlaps:
                             if fix.get("overlap", ov) != ov:
                                 continue
+                            if ov != "none" and tp == 1:
+                                if "overlap" not in fix:
+                                    continue  # nothing to overlap: not a candidate, not worth a rule line
+                                space.remove("overlap needs tp > 1 (it chunks tensor-parallel collectives)",
+                                             f"overlap={ov}, tp=1")
+                                continue
+                            if ov not in SEARCHED_OVERLAPS and "overlap" not in fix:
+                                continue  # tp2/tp4/tp8 only when pinned: auto tries each per layer
                             space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov))
 
 
