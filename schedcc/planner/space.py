@@ -248,6 +248,14 @@ def enumerate_space(model, gpus: int, global_batch: int, devices_per_node: int, 
     if global_batch < 1:
         raise SchedccError(f"--global-batch must be at least 1, got {global_batch}")
 
+    if all(k in fix for k in ("dp", "tp", "pp")):
+        product = fix["dp"] * fix["tp"] * fix["pp"] * fix.get("cp", 1)
+        if (gpus % product if "cp" not in fix else product != gpus):
+            shown = " x ".join(f"{k}={fix[k]}" for k in ("dp", "tp", "pp", "cp") if k in fix)
+            raise SchedccError(f"contradictory --fix: {shown} uses {product:,} GPUs, not the {gpus:,} of --gpus",
+                               notes=["dp x tp x pp x cp must equal --gpus; leave one of them unpinned to let the "
+                                      "search derive it"])
+
     def allowed(key, values):
         return [v for v in values if fix.get(key, v) == v]
 
