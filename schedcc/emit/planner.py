@@ -109,11 +109,11 @@ def explain_lines(res, top: int = 10) -> list[str]:
                    f"{_share(s, own):.0%} {PART_NAMES.get(own, own)}")
     best_by = {}
     for s in ok:
-        for dim in ("tp", "pp", "cp"):
+        for dim in ("tp", "pp", "cp", "overlap"):
             key = (dim, getattr(s.candidate, dim))
             if key not in best_by:
                 best_by[key] = s
-    for dim in ("tp", "pp", "cp"):
+    for dim in ("tp", "pp", "cp", "overlap"):
         vals = sorted(v for d, v in best_by if d == dim)
         if len(vals) > 1:
             out.append(f"best with each {dim}: " + ", ".join(
