@@ -25,8 +25,12 @@ the input-gradient chain).
 Values: ``none``; ``tp2``, ``tp4``, ``tp8`` (``K`` chunks at every site);
 ``auto``, for each layer's forward and backward the ``K`` of ``1, 2, 4, 8``
 whose one-layer schedule is shortest (so ``auto`` is never slower than
-``none`` on one layer). The search tries ``none`` and ``auto`` when
-``tp > 1`` (:data:`SEARCHED`); ``--fix overlap=tp4`` pins one.
+``none`` on one layer, and ``K = 1`` is ``none``). The search tries ``auto``
+when ``tp > 1`` and ``none`` when ``tp = 1`` (:data:`SEARCHED`): ``auto``
+already weighs every chunk count against none, per layer, so searching
+``none`` beside it would double the candidates for nothing; ``--fix
+overlap=none`` (or ``tp4``...) pins one, and reproduces the scores of a
+planner without overlap exactly.
 
 Example::
 
@@ -44,7 +48,7 @@ from typing import Callable
 from schedcc.planner.layer import OVERLAP_TRANSFORMS, LOp, schedule_ops
 
 CHUNKS = (2, 4, 8)
-SEARCHED = ("none", "auto")          # what the search tries with tp > 1 (the rest through --fix)
+SEARCHED = ("auto",)                 # what the search tries with tp > 1 (the rest through --fix)
 KINDS = {"ag": "allgather", "rs": "reduce_scatter", "ar": "allreduce"}
 
 # A site: collective -> the GEMM paired with it, and the GEMM's output width n (its rows are
@@ -143,12 +147,19 @@ def _transform(k: int | None):
 
         if k is not None:
             return chunk_sites(ops, k, piece, collective)
-        best, best_t = ops, schedule_ops(ops)
+        # chunk_times builds the same layer several times (3 and 4 layers, forward and backward):
+        # probe once per layer and phase (the operator lists of one _Layer are all alike)
+        memo = layer.__dict__.setdefault("_overlap_auto_choice", {})
+        if phase in memo:
+            n = memo[phase]
+            return chunk_sites(ops, n, piece, collective) if n > 1 else ops
+        best, best_n, best_t = ops, 1, schedule_ops(ops)
         for n in CHUNKS:  # auto: the fastest one-layer schedule; ties keep fewer chunks
             cand = chunk_sites(ops, n, piece, collective)
             t = schedule_ops(cand)
             if t < best_t - 1e-12:
-                best, best_t = cand, t
+                best, best_n, best_t = cand, n, t
+        memo[phase] = best_n
         return best
     return transform
 

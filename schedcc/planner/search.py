@@ -22,7 +22,7 @@ Example::
     >>> res = plan(preset("gpt3-175b"), "dgx-a100", gpus=128, global_batch=128, workers=1,
     ...            fix="tp=8,pp=8,microbatch=1,schedule=1f1b,zero=1,sp=1")
     >>> res.searched, res.best.candidate.label()
-    (4, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp ov=auto')
+    (2, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp ov=auto')
 """
 
 from __future__ import annotations

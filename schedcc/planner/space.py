@@ -35,8 +35,8 @@ bubble); context parallelism leaves each rank at least
 :data:`CP_MIN_TOKENS` tokens of a sequence (shorter blocks cannot hide the
 ring's transfers); with a fused attention kernel, selective recomputation is
 the same as none (there are no stored scores to drop) and is not searched
-twice; communication overlap ``none`` and ``auto`` (``auto`` picks the
-chunk count per layer; ``--fix overlap=tp4`` pins one); with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
+twice; communication overlap ``auto`` with ``tp > 1`` (it picks the chunk
+count per layer, 1 being none; ``--fix overlap=none`` or ``tp4`` pins one); with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
 all-gather move what tensor parallelism's all-reduce moves, and it keeps a
 ``tp``-th of the norms' and dropouts' activations and work: Korthikanti et
 al., 2022, Section 4.2.2), ``--fix sp=0`` searches without it.
@@ -65,7 +65,7 @@ VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divid
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
 CP_MIN_TOKENS = 2048             # a context-parallel rank keeps at least this many tokens of a sequence
 OVERLAPS = ("none", "tp2", "tp4", "tp8", "auto")  # tp communication overlap (schedcc.planner.overlap)
-SEARCHED_OVERLAPS = ("none", "auto")  # search default with tp > 1; --fix overlap=tp4 pins another
+SEARCHED_OVERLAPS = ("auto",)     # search default with tp > 1 (auto weighs K = 1, 2, 4, 8 per layer); --fix pins others
 
 
 @dataclass(frozen=True, order=True)
@@ -366,8 +366,8 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                                 space.remove("overlap needs tp > 1 (it chunks tensor-parallel collectives)",
                                              f"overlap={ov}, tp=1")
                                 continue
-                            if ov not in SEARCHED_OVERLAPS and "overlap" not in fix:
-                                continue  # tp2/tp4/tp8 only when pinned: auto tries each per layer
+                            if tp > 1 and ov not in SEARCHED_OVERLAPS and "overlap" not in fix:
+                                continue  # none/tp2/tp4/tp8 only when pinned: auto tries each per layer
                             space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov))
 
 
