@@ -231,3 +231,14 @@ def test_progress_bar_off_when_not_a_terminal_and_drawn_when_forced(capsys, monk
 def test_settings_change_the_score_not_the_space():
     a = enumerate_space(TINY, 16, 32, 8, parse_fix(SMALL_FIX), attention="flash")
     assert Settings().attention == "flash" and a.candidates
+
+
+def test_api_doc_planner_example_runs(capsys):
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    text = text[text.index("## The auto-parallel planner"):]
+    (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    exec(compile(code, "docs/api.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "searched," in out and "MFU" in out and out.rstrip().endswith("True")
