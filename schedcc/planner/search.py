@@ -194,11 +194,11 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
         try:
             if address == "auto":
                 try:
-                    ray.init(address="auto", include_dashboard=False, log_to_driver=False)
+                    ray.init(address="auto", include_dashboard=False, log_to_driver=False, logging_level="ERROR")
                 except (ConnectionError, RuntimeError, ValueError):
-                    ray.init(include_dashboard=False, log_to_driver=False)
+                    ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         except Exception as err:  # a wrong address, an unreachable cluster
             raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
         started = True
