@@ -26,7 +26,12 @@ examples:
       --mlp swiglu --seq 4096 --vocab 128256 --gpus 1024 --global-batch 1024 --target dgx-h100 --fix tp=8,pp=8
   schedcc plan gpt-1t --gpus 3072 --global-batch 3072 --target dgx-a100 \\
       --fix tp=8,pp=64,microbatch=1,schedule=1f1b,zero=0,recompute=full,sp=0 --attention unfused
+  schedcc plan llama3-70b --gpus 256 --global-batch 512 --target ascend910b-cluster --fix tp=8,overlap=auto
   schedcc plan gpt3-175b --gpus 64 --global-batch 64 --target a100 --format json --ray auto"""
+
+
+PLANNER_TARGETS = ("the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster (docs/planner.md; "
+                   "they add memory_capacity and the kernel model to [cluster])")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
     parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
     run = parser.add_argument_group("where candidates are scored")
     run.add_argument("--workers", type=int, default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
@@ -94,13 +100,14 @@ def build_model(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from schedcc.fileio import check_output
     from schedcc.planner import plan
     from schedcc.planner.space import Settings
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    if args.svg:
-        check_output(args.svg)
+    from schedcc.fileio import check_outputs, transaction, write_output
+    check_outputs({"--svg": args.svg, "--output": args.output})
+    if args.svg and not args.svg.lower().endswith((".svg", ".png")):
+        raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
     if args.top < 1:
         raise SchedccError(f"--top must be at least 1, got {args.top}")
     if args.workers is not None and args.workers < 1:
@@ -109,10 +116,13 @@ def run(args: argparse.Namespace) -> int:
         raise SchedccError("--ray and --workers: choose one (Ray schedules its own workers)")
     model = build_model(args)
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    if target.domain != "cluster":
+        raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
+                           notes=[PLANNER_TARGETS])
     cluster = cluster_of(target)
     if not cluster.memory_capacity or not cluster.compute_units:
         raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
-                           notes=["planner models: dgx-a100, dgx-h100, ascend910b-cluster (docs/planner.md)"])
+                           notes=[PLANNER_TARGETS])
     settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
                         param_gather_overlap=not args.no_param_gather_overlap,
                         grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
@@ -121,9 +131,6 @@ def run(args: argparse.Namespace) -> int:
     res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
                workers=args.workers, ray=args.ray, progress=progress)
     note = ""
-    if args.svg:
-        from schedcc.viz.pareto import write_pareto
-        note = write_pareto(args.svg, res) or f"wrote {args.svg}"
     if args.format == "json":
         data = res.to_json(None)
         data["flop_formula"] = ("model FLOPs = 3 x forward; forward per sequence = 2 s (matrix parameters) "
@@ -131,11 +138,18 @@ def run(args: argparse.Namespace) -> int:
         if args.explain:
             from schedcc.emit.planner import explain_lines
             data["explain"] = explain_lines(res, args.top)
-        json.dump(data, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        text = json.dumps(data, indent=1) + "\n"
     else:
         from schedcc.emit.planner import plan_text
-        sys.stdout.write(plan_text(res, args.top, args.explain))
+        text = plan_text(res, args.top, args.explain)
+    with transaction():  # the picture and the report are written together, or neither
+        if args.svg:
+            from schedcc.viz.pareto import write_pareto
+            note = write_pareto(args.svg, res) or f"wrote {args.svg}"
+        if args.output:
+            write_output(args.output, text)
+        else:
+            sys.stdout.write(text)
     if note:
         sys.stderr.write(note + "\n")
     return 0

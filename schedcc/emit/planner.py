@@ -41,24 +41,27 @@ def plan_text(res, top: int = 10, explain: bool = False) -> str:
              f"{res.search_time_s:.1f} s ({res.backend})",
              FLOP_NOTE + f"; peak {res.peak_flops / 1e12:.0f} TFLOP/s", ""]
     cap = _gb(res.capacity_bytes) if res.capacity_bytes else "?"
-    head = (f"{'#':>3}  {'configuration':<44} {'step s':>8} {'tokens/s':>9} {'TFLOP/s':>8} {'MFU':>6} "
+    shown = res.candidates[:top]
+    bad = [s for s in res.candidates if not s.feasible]
+    closest = sorted(bad, key=lambda s: s.memory_per_gpu_bytes)[:3]
+    # the configuration column is as wide as its longest label, so the numbers line up
+    wide = max([len("configuration")] + [len(s.candidate.label()) for s in shown + closest])
+    head = (f"{'#':>3}  {'configuration':<{wide}} {'step s':>8} {'tokens/s':>9} {'TFLOP/s':>8} {'MFU':>6} "
             f"{'GB/' + cap:>9} {'exposed s':>9} {'bubble':>7}")
     lines.append(head)
-    shown = res.candidates[:top]
     for i, s in enumerate(shown, 1):
         if s.feasible:
-            lines.append(f"{i:>3}  {s.candidate.label():<44} {s.step_time_s:>8.3f} {_fmt_rate(s.tokens_per_s):>9} "
+            lines.append(f"{i:>3}  {s.candidate.label():<{wide}} {s.step_time_s:>8.3f} {_fmt_rate(s.tokens_per_s):>9} "
                          f"{s.tflops_per_gpu:>8.1f} {s.mfu:>6.1%} {_gb(s.memory_per_gpu_bytes):>9} "
                          f"{s.exposed_comm_s:>9.3f} {s.bubble:>7.1%}")
         else:
-            lines.append(f"{i:>3}  {s.candidate.label():<44} {'-':>8} {'-':>9} {'-':>8} {'-':>6} "
+            lines.append(f"{i:>3}  {s.candidate.label():<{wide}} {'-':>8} {'-':>9} {'-':>8} {'-':>6} "
                          f"{_gb(s.memory_per_gpu_bytes):>9}  {s.reason}")
-    bad = [s for s in res.candidates if not s.feasible]
     if bad and all(s.feasible for s in shown):
         lines.append("")
         lines.append("out of memory (the closest to fitting; not scheduled):")
-        for s in sorted(bad, key=lambda s: s.memory_per_gpu_bytes)[:3]:
-            lines.append(f"     {s.candidate.label():<44} {s.reason}")
+        for s in closest:
+            lines.append(f"     {s.candidate.label():<{wide}} {s.reason}")
     lines.append("")
     lines.append(summary_line(res))
     if res.removed:
@@ -106,11 +109,11 @@ def explain_lines(res, top: int = 10) -> list[str]:
                    f"{_share(s, own):.0%} {PART_NAMES.get(own, own)}")
     best_by = {}
     for s in ok:
-        for dim in ("tp", "pp", "cp"):
+        for dim in ("tp", "pp", "cp", "overlap"):
             key = (dim, getattr(s.candidate, dim))
             if key not in best_by:
                 best_by[key] = s
-    for dim in ("tp", "pp", "cp"):
+    for dim in ("tp", "pp", "cp", "overlap"):
         vals = sorted(v for d, v in best_by if d == dim)
         if len(vals) > 1:
             out.append(f"best with each {dim}: " + ", ".join(

@@ -75,7 +75,8 @@ class LOp:
 
 
 # name -> transformation of one layer's operators (forward or backward); "none" keeps them
-OVERLAP_TRANSFORMS: dict[str, Callable[[list[LOp], str], list[LOp]]] = {"none": lambda ops, phase: ops}
+# (the layer's :class:`_Layer` is passed for pricing: schedcc.planner.overlap registers tp2/tp4/tp8/auto)
+OVERLAP_TRANSFORMS: dict[str, Callable[[list[LOp], str, object], list[LOp]]] = {"none": lambda ops, phase, layer: ops}
 
 
 class _Layer:
@@ -393,6 +394,11 @@ def _schedule(layer_ops: list[list[LOp]], contention: float = 0.0) -> tuple[floa
     return end / 1e9, parts
 
 
+def schedule_ops(ops: list[LOp]) -> float:
+    """Seconds of one layer's operators list-scheduled alone (an overlap transformation's probe)."""
+    return _schedule([ops])[0]
+
+
 def _last_compute(index, i, lops) -> int:
     """The layer's output: its last compute operator ('out' forward, 'dx' backward)."""
     for o in reversed(lops):
@@ -420,7 +426,7 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
 
     def layer(phase: str) -> list[LOp]:
         ops = L.forward() if phase == "forward" else L.backward()
-        ops = transform(ops, phase)
+        ops = transform(ops, phase, L)
         return L.zero3(ops, phase) if cand.zero >= 3 else ops
 
     contention = cluster.contention

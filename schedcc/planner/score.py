@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field, replace
 from schedcc.target import Target, load_target
 from schedcc.training.costs import Cluster, cluster_of
 from schedcc.training.pipeline_graph import StageCosts
+from schedcc.planner import overlap as _overlap  # noqa: F401  registers tp2/tp4/tp8/auto in layer's table
 from schedcc.planner.layer import ChunkTimes, chunk_times
 from schedcc.planner.memory import fewest_recomputed_layers, memory_of
 from schedcc.planner.pipe import evaluate_step, inflight_closed_form

@@ -22,7 +22,7 @@ Example::
     >>> res = plan(preset("gpt3-175b"), "dgx-a100", gpus=128, global_batch=128, workers=1,
     ...            fix="tp=8,pp=8,microbatch=1,schedule=1f1b,zero=1,sp=1")
     >>> res.searched, res.best.candidate.label()
-    (3, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp')
+    (3, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp ov=auto')
 """
 
 from __future__ import annotations
@@ -194,11 +194,11 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
         try:
             if address == "auto":
                 try:
-                    ray.init(address="auto", include_dashboard=False, log_to_driver=False)
+                    ray.init(address="auto", include_dashboard=False, log_to_driver=False, logging_level="ERROR")
                 except (ConnectionError, RuntimeError, ValueError):
-                    ray.init(include_dashboard=False, log_to_driver=False)
+                    ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         except Exception as err:  # a wrong address, an unreachable cluster
             raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
         started = True

@@ -4,8 +4,9 @@ A :class:`Candidate` is one configuration: data, tensor, pipeline and context
 parallel degrees (``dp x tp x pp x cp`` = GPUs), virtual stages per pipeline
 rank (interleaved 1F1B), microbatch size, pipeline schedule, ZeRO stage,
 activation recomputation, sequence parallelism and the communication-overlap
-transformation (``overlap``; ``none`` until one is registered, see
-:mod:`schedcc.planner.layer`). Recomputation is ``none``, ``selective``
+transformation (``overlap``: ``none``, or tensor-parallel collectives and their
+GEMMs in ``K`` chunks, ``tp2``/``tp4``/``tp8``/``auto``, see
+:mod:`schedcc.planner.overlap`). Recomputation is ``none``, ``selective``
 (attention scores), ``full`` (every layer) or ``partial``: the first
 ``recompute_layers`` layers of every model chunk fully recomputed, the rest
 not (Megatron-LM's ``--recompute-granularity full --recompute-method block
@@ -29,7 +30,7 @@ Rules (:func:`enumerate_space` applies them and says which one removed what):
 * ZeRO stages 2 and 3 shard gradients (and weights), which pipeline
   parallelism's accumulation over microbatches would have to gather again:
   they need ``pp = 1`` (DeepSpeed's rule); any ZeRO stage needs ``dp cp > 1``;
-* sequence parallelism needs ``tp > 1``.
+* sequence parallelism needs ``tp > 1``; so does communication overlap.
 
 Search defaults (each also a rule the report counts; ``--fix`` pins a value
 outside them): microbatches of 1, 2 or 4 sequences; pipeline stages of at
@@ -39,7 +40,8 @@ bubble); context parallelism leaves each rank at least
 :data:`CP_MIN_TOKENS` tokens of a sequence (shorter blocks cannot hide the
 ring's transfers); with a fused attention kernel, selective recomputation is
 the same as none (there are no stored scores to drop) and is not searched
-twice; with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
+twice; communication overlap ``auto`` with ``tp > 1`` (it picks the chunk
+count per layer, 1 being none; ``--fix overlap=none`` or ``tp4`` pins one); with ``tp > 1`` sequence parallelism is on (its reduce-scatter and
 all-gather move what tensor parallelism's all-reduce moves, and it keeps a
 ``tp``-th of the norms' and dropouts' activations and work: Korthikanti et
 al., 2022, Section 4.2.2), ``--fix sp=0`` searches without it.
@@ -67,7 +69,8 @@ MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch al
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
 CP_MIN_TOKENS = 2048             # a context-parallel rank keeps at least this many tokens of a sequence
-OVERLAPS = ("none",)             # communication-overlap transformations known (schedcc.planner.layer)
+OVERLAPS = ("none", "tp2", "tp4", "tp8", "auto")  # tp communication overlap (schedcc.planner.overlap)
+SEARCHED_OVERLAPS = ("auto",)     # search default with tp > 1 (auto weighs K = 1, 2, 4, 8 per layer); --fix pins others
 
 
 @dataclass(frozen=True, order=True)
@@ -265,6 +268,14 @@ def enumerate_space(model, gpus: int, global_batch: int, devices_per_node: int, 
     if global_batch < 1:
         raise SchedccError(f"--global-batch must be at least 1, got {global_batch}")
 
+    if all(k in fix for k in ("dp", "tp", "pp")):
+        product = fix["dp"] * fix["tp"] * fix["pp"] * fix.get("cp", 1)
+        if (gpus % product if "cp" not in fix else product != gpus):
+            shown = " x ".join(f"{k}={fix[k]}" for k in ("dp", "tp", "pp", "cp") if k in fix)
+            raise SchedccError(f"contradictory --fix: {shown} uses {product:,} GPUs, not the {gpus:,} of --gpus",
+                               notes=["dp x tp x pp x cp must equal --gpus; leave one of them unpinned to let the "
+                                      "search derive it"])
+
     def allowed(key, values):
         return [v for v in values if fix.get(key, v) == v]
 
@@ -375,6 +386,14 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
                         for ov in overlaps:
                             if fix.get("overlap", ov) != ov:
                                 continue
+                            if ov != "none" and tp == 1:
+                                if "overlap" not in fix:
+                                    continue  # nothing to overlap: not a candidate, not worth a rule line
+                                space.remove("overlap needs tp > 1 (it chunks tensor-parallel collectives)",
+                                             f"overlap={ov}, tp=1")
+                                continue
+                            if tp > 1 and ov not in SEARCHED_OVERLAPS and "overlap" not in fix:
+                                continue  # none/tp2/tp4/tp8 only when pinned: auto tries each per layer
                             space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov, n_rc))
 
 

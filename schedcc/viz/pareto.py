@@ -126,7 +126,7 @@ def pareto_svg(result) -> str:
     for v in _ticks(y_lo, y_hi, log):
         out.append(f'<line x1="{LEFT}" y1="{Y(v):.1f}" x2="{LEFT + pw}" y2="{Y(v):.1f}" stroke="#eee"/>')
         out.append(f'<text x="{LEFT - 6}" y="{Y(v) + 4:.1f}" text-anchor="end">{v:.3g}</text>')
-    out.append(f'<text x="{LEFT + pw / 2}" y="{H - 16}" text-anchor="middle">memory per GPU (GB)</text>')
+    out.append(f'<text x="{LEFT + pw}" y="{H - 16}" text-anchor="end">memory per GPU (GB)</text>')
     out.append(f'<text x="18" y="{TOP + STRIP + ph / 2}" text-anchor="middle" '
                f'transform="rotate(-90 18 {TOP + STRIP + ph / 2})">step time (s){" , log scale" if log else ""}</text>')
     if cap_gib:
@@ -157,18 +157,19 @@ def pareto_svg(result) -> str:
         w = ok[0]
         x, y = X(w.memory_per_gpu_bytes / gib), Y(w.step_time_s)
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="#f39c12" stroke="#111"/>')
-        anchor = "end" if x > LEFT + pw * 0.6 else "start"
+        # the label goes where it fits inside the plot (about 7 px a character at 12 px)
+        width = 7.0 * len(f"best: {w.candidate.label()} ({w.step_time_s:.3g} s)")
+        anchor = "start" if x + 10 + width <= LEFT + pw or x < LEFT + pw / 2 else "end"
         dx = -10 if anchor == "end" else 10
         out.append(f'<text x="{x + dx:.1f}" y="{y - 10:.1f}" text-anchor="{anchor}" style="font-weight:bold">'
                    f'best: {_esc(w.candidate.label())} ({w.step_time_s:.3g} s)</text>')
-    # legend
-    lx, ly = LEFT + pw - 250, TOP + STRIP + ph - 58
-    out.append(f'<rect x="{lx}" y="{ly}" width="244" height="52" fill="white" stroke="#ccc"/>')
-    out.append(f'<circle cx="{lx + 12}" cy="{ly + 14}" r="3.2" fill="#5b8def"/>'
-               f'<text x="{lx + 22}" y="{ly + 18}">scheduled candidate</text>')
-    out.append(f'<line x1="{lx + 4}" y1="{ly + 32}" x2="{lx + 20}" y2="{ly + 32}" stroke="#1a7f37" stroke-width="1.6"/>'
-               f'<text x="{lx + 26}" y="{ly + 36}">Pareto front</text>')
-    out.append(f'<text x="{lx + 130}" y="{ly + 36}" style="fill:#c0392b">x: out of memory</text>')
+    # legend: one line under the plot, left of the axis title, so that it hides no candidate
+    ly = H - 16
+    out.append(f'<circle cx="{LEFT + 4}" cy="{ly - 4}" r="3.2" fill="#5b8def"/>'
+               f'<text x="{LEFT + 12}" y="{ly}">scheduled candidate</text>')
+    out.append(f'<line x1="{LEFT + 140}" y1="{ly - 4}" x2="{LEFT + 156}" y2="{ly - 4}" stroke="#1a7f37" '
+               f'stroke-width="1.6"/><text x="{LEFT + 162}" y="{ly}">Pareto front</text>')
+    out.append(f'<text x="{LEFT + 250}" y="{ly}" style="fill:#c0392b">x: out of memory</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
