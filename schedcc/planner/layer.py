@@ -394,9 +394,10 @@ def _schedule(layer_ops: list[list[LOp]], contention: float = 0.0) -> tuple[floa
     return end / 1e9, parts
 
 
-def schedule_ops(ops: list[LOp]) -> float:
-    """Seconds of one layer's operators list-scheduled alone (an overlap transformation's probe)."""
-    return _schedule([ops])[0]
+def schedule_ops(ops: list[LOp], contention: float = 0.0) -> float:
+    """Seconds of one layer's operators list-scheduled alone (an overlap transformation's probe),
+    compute under communication slowed by *contention* as in the step's own schedule."""
+    return _schedule([ops], contention)[0]
 
 
 def _last_compute(index, i, lops) -> int:

@@ -153,10 +153,10 @@ def _transform(k: int | None):
         if phase in memo:
             n = memo[phase]
             return chunk_sites(ops, n, piece, collective) if n > 1 else ops
-        best, best_n, best_t = ops, 1, schedule_ops(ops)
+        best, best_n, best_t = ops, 1, schedule_ops(ops, cl.contention)
         for n in CHUNKS:  # auto: the fastest one-layer schedule; ties keep fewer chunks
             cand = chunk_sites(ops, n, piece, collective)
-            t = schedule_ops(cand)
+            t = schedule_ops(cand, cl.contention)
             if t < best_t - 1e-12:
                 best, best_n, best_t = cand, n, t
         memo[phase] = best_n

@@ -115,6 +115,9 @@ def _stage_params(model, cand: Candidate, layers: tuple[int, ...]) -> list[float
     return out
 
 
+PARTIAL_NOT_NEEDED = "search default: partial recomputation only where no recomputation does not fit"
+
+
 def score(cand: Candidate, ctx: Context) -> Scored:
     """Score *cand* in *ctx* (module docstring)."""
     model, cl, st = ctx.model, ctx.cluster, ctx.settings
@@ -124,6 +127,10 @@ def score(cand: Candidate, ctx: Context) -> Scored:
     per_rank_layers = [sum(layers[s] for s in range(chunks) if s % cand.pp == r) for r in range(cand.pp)]
     inflight = inflight_closed_form(cand, m, layers)
     if cand.recompute == "partial" and not cand.recompute_layers:
+        if memory_of(model, replace(cand, recompute="none"), st.attention, cl.memory_capacity, cl.memory_reserved,
+                     per_rank_layers, inflight, st.fp32_params).fits:
+            # the search tried partial beside none: where none fits, partial only adds a forward
+            return Scored(cand, False, PARTIAL_NOT_NEEDED, m, 0.0, {})
         n, mem = fewest_recomputed_layers(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved,
                                           per_rank_layers, inflight, max(layers), st.fp32_params)
         cand = replace(cand, recompute_layers=n)

@@ -22,7 +22,7 @@ Example::
     >>> res = plan(preset("gpt3-175b"), "dgx-a100", gpus=128, global_batch=128, workers=1,
     ...            fix="tp=8,pp=8,microbatch=1,schedule=1f1b,zero=1,sp=1")
     >>> res.searched, res.best.candidate.label()
-    (3, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp ov=auto')
+    (2, 'dp2 tp8 pp8 mb1 1f1b z1 rc=none sp ov=auto')
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from schedcc.errors import SchedccError
 from schedcc.planner.memory import gib
-from schedcc.planner.score import Context, Scored, score
+from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Scored, score
 from schedcc.planner.space import Candidate, Settings, enumerate_space, parse_fix
 from schedcc.planner.layer import overlap_names
 
@@ -248,6 +248,13 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
             backend = "processes" if workers > 1 else "in-process"
     finally:
         bar.close()
+    redundant = [s for s in scored if s.reason == PARTIAL_NOT_NEEDED]
+    if redundant:
+        scored = [s for s in scored if s.reason != PARTIAL_NOT_NEEDED]
+        if "recompute" in fix:   # asked for: recompute one layer per chunk, the least there is
+            scored += [score(replace(s.candidate, recompute_layers=1), ctx) for s in redundant]
+        else:
+            space.removed[PARTIAL_NOT_NEEDED] = [len(redundant), redundant[0].candidate.label()]
     scored.sort(key=_rank_key)
     infeasible = sum(1 for s in scored if not s.feasible)
     name = getattr(target, "name", target) if not isinstance(target, str) else target
