@@ -113,9 +113,15 @@ def explain_lines(res, top: int = 10) -> list[str]:
             key = (dim, getattr(s.candidate, dim))
             if key not in best_by:
                 best_by[key] = s
-    for dim in ("tp", "pp", "cp", "overlap"):
+    for dim in ("tp", "pp", "cp"):
         vals = sorted(v for d, v in best_by if d == dim)
         if len(vals) > 1:
             out.append(f"best with each {dim}: " + ", ".join(
                 f"{dim}={v} {best_by[(dim, v)].step_time_s / w.step_time_s:.2f}x" for v in vals))
+    off = getattr(res, "without_overlap", None)
+    if off is not None and off.feasible:
+        exposed = lambda s: s.breakdown.get("exposed_tp", 0.0)  # noqa: E731
+        out.append(f"the winner with overlap=none: {off.step_time_s:.3f} s "
+                   f"({(off.step_time_s - w.step_time_s) / w.step_time_s:+.1%}); exposed tensor-parallel comm "
+                   f"{exposed(off):.3f} s without overlap, {exposed(w):.3f} s with {w.candidate.overlap}")
     return out

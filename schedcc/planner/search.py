@@ -58,6 +58,7 @@ class PlanResult:
     capacity_bytes: float = 0.0
     peak_flops: float = 0.0
     removed: dict[str, list] = field(default_factory=dict)   # rule -> [count, example]
+    without_overlap: Scored | None = None   # the winner scored again with overlap=none (what overlap gained)
 
     @property
     def feasible(self) -> list[Scored]:
@@ -262,6 +263,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
                      str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed)
     if scored and infeasible == len(scored):
         _too_large(res, model, ctx, fix)
+    if res.best.feasible and res.best.candidate.overlap != "none":
+        # the search tries auto, not none, where tp > 1: score the winner once without it
+        res.without_overlap = score(replace(res.best.candidate, overlap="none"), ctx)
     return res
 
 

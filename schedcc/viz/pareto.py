@@ -85,7 +85,11 @@ def pareto_svg(result) -> str:
     gib = 1e9
     mems = [c.memory_per_gpu_bytes / gib for c in result.candidates]
     cap_gib = result.capacity_bytes / gib if getattr(result, "capacity_bytes", 0) else 0.0
-    x_hi = max(mems + [cap_gib]) * 1.05 if mems else 1.0
+    # the axis covers what fits and a margin past the capacity: a candidate needing 40 times the
+    # memory would otherwise squeeze every scheduled one into the left edge; crosses past it sit
+    # at the right edge and are counted there
+    fits = [c.memory_per_gpu_bytes / gib for c in ok]
+    x_hi = (max(fits + [cap_gib]) * 1.3 if fits or cap_gib else max(mems) * 1.05) if mems else 1.0
     x_lo = 0.0
     times = [c.step_time_s for c in ok]
     t_lo, t_hi = (min(times), max(times)) if times else (1.0, 2.0)
@@ -141,6 +145,10 @@ def pareto_svg(result) -> str:
         out.append(f'<g stroke="#c0392b" stroke-width="1.2"><title>{_esc(c.candidate.label())}: {_esc(c.reason)}'
                    f'</title><line x1="{x - 4:.1f}" y1="{y - 4:.1f}" x2="{x + 4:.1f}" y2="{y + 4:.1f}"/>'
                    f'<line x1="{x - 4:.1f}" y1="{y + 4:.1f}" x2="{x + 4:.1f}" y2="{y - 4:.1f}"/></g>')
+    beyond = sum(1 for c in bad if c.memory_per_gpu_bytes / gib > x_hi)
+    if beyond:
+        out.append(f'<text x="{LEFT + pw - 8}" y="{TOP + STRIP / 2 + 18:.1f}" text-anchor="end" '
+                   f'style="fill:#c0392b;font-size:11px">{beyond} more past {x_hi:.0f} GB →</text>')
     # feasible: dots
     for c in ok:
         out.append(f'<circle cx="{X(c.memory_per_gpu_bytes / gib):.1f}" cy="{Y(c.step_time_s):.1f}" r="3.2" '
