@@ -2,7 +2,7 @@
 """Project tasks that work on a fresh Debian machine with nothing but python3.
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
-    python3 tasks.py test    # set up the same (and the tools tests use), then run the whole test suite
+    python3 tasks.py test    # set up the same (and the tools and Ray the tests use), then run the whole test suite
     python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
@@ -127,9 +127,24 @@ def ensure_test_tools() -> None:
             "sudo); the tests that need them will skip, each saying which tool is missing")
 
 
+def ensure_ray() -> bool:
+    """Install the Ray extra (``schedcc plan --ray``) so that its test runs here and in CI.
+    Ray ships wheels for the common platforms only: where pip cannot install it, say so
+    and go on; the Ray tests then skip, saying Ray is not installed."""
+    if subprocess.run([str(PY), "-c", "import ray"], capture_output=True).returncode == 0:
+        return True
+    try:
+        run([PY, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,ray]"])
+    except subprocess.CalledProcessError:
+        say("could not install Ray on this platform; the planner's Ray test will skip")
+        return False
+    return True
+
+
 def test() -> int:
     ensure_venv()
     ensure_test_tools()
+    ensure_ray()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 

@@ -39,6 +39,7 @@ _LAZY = {
     "run_program": "schedcc.sim.interp", "simulate_in_order": "schedcc.sim.pipeline",
     "check_reordering": "schedcc.teaching.grading", "check_answer": "schedcc.teaching.deps_answer",
     "schedule_program": "schedcc.driver.blocks", "apply_overrides": "schedcc.target.overrides",
+    "plan": "schedcc.planner",
 }
 
 

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "train": "schedcc.commands.train",
     "compare": "schedcc.commands.compare",
     "pipeline": "schedcc.commands.pipeline",
+    "plan": "schedcc.commands.plan",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",

@@ -18,7 +18,7 @@ LAYERS = [
     {"frontends", "dag", "verifier"},
     {"sched", "sim"},
     {"swp", "ascend", "training"},
-    {"driver"},
+    {"driver", "planner"},
     {"emit", "viz", "report", "teaching"},
     {"commands", "cli", "__main__", "__init__"},
 ]

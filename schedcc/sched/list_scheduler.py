@@ -143,6 +143,7 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
     # One ready heap per resource signature, so that a long run of ready
     # instructions waiting for a busy unit is never scanned cycle after cycle.
     ready: dict[tuple, list[tuple[tuple, int]]] = {}
+    nonempty: dict[tuple, list[tuple[tuple, int]]] = {}  # the heaps with something in them
     for n in range(total):
         if remaining[n] == 0:
             heapq.heappush(pending, (0, key(n), n))
@@ -158,7 +159,10 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
     def make_ready(n: int, k: tuple) -> None:
         op = ops[n]
         sig = (op.units or all_units, op.also)
-        heapq.heappush(ready.setdefault(sig, []), (k, n))
+        heap = ready.setdefault(sig, [])
+        if not heap:
+            nonempty[sig] = heap
+        heapq.heappush(heap, (k, n))
 
     while len(order) < total:
         while pending and pending[0][0] <= cycle:
@@ -170,14 +174,22 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
         issued = 0
         while issued < width:
             best = None
-            for sig, heap in ready.items():
-                if heap and (best is None or heap[0][0] < best[1][0][0]):
-                    if _free_unit(sig[0], sig[1], unit_free, cycle) is not None:
+            # only the heaps that hold something (a pipeline of 64 ranks has 128 signatures, a few ready);
+            # keys are unique, so the choice does not depend on the order they are looked at
+            for sig, heap in nonempty.items():
+                if best is None or heap[0][0] < best[1][0][0]:
+                    units, also = sig
+                    if not also and len(units) == 1:  # the common case, without the call
+                        if unit_free.get(units[0], 0) <= cycle:
+                            best = (sig, heap)
+                    elif _free_unit(units, also, unit_free, cycle) is not None:
                         best = (sig, heap)
             if best is None:
                 break
             sig, heap = best
             k, n = heapq.heappop(heap)
+            if not heap:
+                del nonempty[sig]
             unit = _free_unit(sig[0], sig[1], unit_free, cycle)
             unit_free[unit] = cycle + ops[n].occupancy
             for extra, cycles in sig[1]:
@@ -199,7 +211,7 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
                         make_ready(s, key(s))
                     else:
                         heapq.heappush(pending, (earliest[s], key(s), s))
-        any_ready = any(ready.values())
+        any_ready = bool(nonempty)
         if steps is not None:
             for sig, heap in ready.items():
                 for _, n in sorted(heap):

@@ -58,6 +58,13 @@ class Cluster:
     contention: float = 0.0       # compute slows by this fraction of the time communication overlaps it
     compute_units: int = 0        # SMs / AI cores a GEMM's output tiles spread over (0: no tile model)
     gemm_tiles: tuple = ()        # ((tile_m, tile_n), ...) output tiles the GEMM library chooses from
+    # the shape-aware kernel model of schedcc.training.kernels (the planner's); 0 = not given
+    memory_capacity: float = 0.0  # bytes of device memory (HBM)
+    memory_reserved: float = 0.0  # bytes the framework keeps (CUDA context, communication buffers, fragmentation)
+    gemm_efficiency: float = 0.0  # fraction of peak a large GEMM reaches per tile (0: use efficiency)
+    attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
+    memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
+    gemm_k_overhead: float = 0.0  # fixed cost of a GEMM tile (pipeline fill, epilogue) in reduction steps
     name: str = ""
 
     @property

@@ -1,0 +1,155 @@
+"""``schedcc plan MODEL --gpus N --global-batch B --target CLUSTER``: the auto-parallel planner."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from schedcc.errors import SchedccError
+
+HELP = "search dp/tp/pp/cp, microbatching, ZeRO and recomputation for a model on a cluster"
+DESCRIPTION = """\
+Search the parallel configurations of a transformer on N GPUs of a cluster
+model (data, tensor, pipeline and context parallelism, virtual stages,
+microbatch size, pipeline schedule, ZeRO stage, activation recomputation,
+sequence parallelism), score every one by scheduling its training step
+(operators of a layer, then the pipeline of microbatches and the data-parallel
+collectives), and rank them: step time, tokens/s, TFLOP/s and MFU per GPU,
+memory per GPU, exposed communication, bubble. docs/planner.md explains it;
+docs/validation.md holds the cost model against published runs.
+
+examples:
+  schedcc plan llama3-70b --gpus 1024 --global-batch 1024 --target dgx-h100
+  schedcc plan llama3-70b --gpus 1024 --global-batch 1024 --target dgx-h100 --explain --svg plan.svg
+  schedcc plan transformer --layers 80 --hidden 8192 --heads 64 --kv-heads 8 --ffn-hidden 28672 \\
+      --mlp swiglu --seq 4096 --vocab 128256 --gpus 1024 --global-batch 1024 --target dgx-h100 --fix tp=8,pp=8
+  schedcc plan gpt-1t --gpus 3072 --global-batch 3072 --target dgx-a100 \\
+      --fix tp=8,pp=64,microbatch=1,schedule=1f1b,zero=0,recompute=full,sp=0 --attention unfused
+  schedcc plan llama3-70b --gpus 256 --global-batch 512 --target ascend910b-cluster --fix tp=8,overlap=auto
+  schedcc plan gpt3-175b --gpus 64 --global-batch 64 --target a100 --format json --ray auto"""
+
+
+PLANNER_TARGETS = ("the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster (docs/planner.md; "
+                   "they add memory_capacity and the kernel model to [cluster])")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from schedcc.planner.model import preset_names
+    parser.add_argument("model", help="'transformer' (give its sizes) or a named model: " + ", ".join(preset_names()))
+    parser.add_argument("--gpus", type=int, required=True, help="devices to use (the node count follows)")
+    parser.add_argument("--global-batch", type=int, required=True, help="sequences per optimizer step")
+    parser.add_argument("-t", "--target", required=True, help="cluster model: dgx-h100, dgx-a100, ascend910b-cluster")
+    parser.add_argument("--fix", metavar="K=V,...", action="append",
+                        help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute "
+                             "(none, selective, full, partial), recompute_layers (per model chunk, with partial), sp, "
+                             "overlap (e.g. --fix tp=8,pp=8); the rest are searched")
+    parser.add_argument("--top", type=int, default=10, help="rows of the table (default 10)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
+    parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
+    run = parser.add_argument_group("where candidates are scored")
+    run.add_argument("--workers", type=int, default=None, help="processes (default: the number of cores; 1: none)")
+    run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
+                                                          "an address joins a cluster (pip install 'schedcc[ray]')")
+    run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                     help="progress bar on stderr (default: on a terminal, for searches over 2 s)")
+    model = parser.add_argument_group("model sizes (for 'transformer', or to override a named model)")
+    model.add_argument("--layers", type=int)
+    model.add_argument("--hidden", type=int)
+    model.add_argument("--heads", type=int)
+    model.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default: --heads)")
+    model.add_argument("--ffn-hidden", type=int, help="MLP width (default 4 x hidden)")
+    model.add_argument("--seq", type=int, help="sequence length")
+    model.add_argument("--vocab", type=int)
+    model.add_argument("--mlp", choices=("gelu", "swiglu"))
+    model.add_argument("--dropout", action="store_true", default=None, help="dropout after attention and MLP")
+    model.add_argument("--tied-embeddings", action="store_true", default=None, help="output layer shares the embedding")
+    fw = parser.add_argument_group("the framework (not searched)")
+    fw.add_argument("--attention", choices=("flash", "unfused"), default="flash",
+                    help="attention kernel: fused (FlashAttention) or QK^T, softmax, dropout, PV apart (default flash)")
+    fw.add_argument("--no-grad-overlap", action="store_true",
+                    help="reduce gradients after the last backward instead of under it")
+    fw.add_argument("--no-param-gather-overlap", action="store_true",
+                    help="ZeRO 1/2: gather weights after the optimizer instead of under the first forwards")
+    fw.add_argument("--grad-reduce-bytes", type=int, choices=(2, 4), default=4,
+                    help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, FSDP) (default 4)")
+    fw.add_argument("--fp32-params", action="store_true",
+                    help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
+                        help="override a cluster number, e.g. --set gemm_efficiency=0.7 (repeatable)")
+
+
+_SIZES = {"layers": "layers", "hidden": "hidden", "heads": "heads", "kv_heads": "kv_heads", "ffn_hidden": "ffn",
+          "seq": "seq", "vocab": "vocab", "mlp": "mlp", "dropout": "dropout", "tied_embeddings": "tied_embeddings"}
+
+
+def build_model(args: argparse.Namespace):
+    from schedcc.planner.model import ModelSpec, preset
+    sizes = {field: getattr(args, opt) for opt, field in _SIZES.items() if getattr(args, opt) is not None}
+    if args.model == "transformer":
+        missing = [f"--{k}" for k in ("layers", "hidden", "heads", "seq", "vocab") if k not in sizes]
+        if missing:
+            raise SchedccError(f"plan transformer needs {', '.join(missing)}",
+                               notes=["or name a model: schedcc plan llama3-70b ..."])
+        spec = ModelSpec(name="transformer", **sizes)
+        spec.check()
+        return spec
+    return preset(args.model, **sizes)
+
+
+def run(args: argparse.Namespace) -> int:
+    from schedcc.planner import plan
+    from schedcc.planner.space import Settings
+    from schedcc.target import load_target
+    from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
+    from schedcc.fileio import check_outputs, transaction, write_output
+    check_outputs({"--svg": args.svg, "--output": args.output})
+    if args.svg and not args.svg.lower().endswith((".svg", ".png")):
+        raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
+    if args.top < 1:
+        raise SchedccError(f"--top must be at least 1, got {args.top}")
+    if args.workers is not None and args.workers < 1:
+        raise SchedccError(f"--workers must be at least 1, got {args.workers}")
+    if args.ray and args.workers is not None:
+        raise SchedccError("--ray and --workers: choose one (Ray schedules its own workers)")
+    model = build_model(args)
+    target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    if target.domain != "cluster":
+        raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
+                           notes=[PLANNER_TARGETS])
+    cluster = cluster_of(target)
+    if not cluster.memory_capacity or not cluster.compute_units:
+        raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
+                           notes=[PLANNER_TARGETS])
+    settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
+                        param_gather_overlap=not args.no_param_gather_overlap,
+                        grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
+    fix = ",".join(args.fix) if args.fix else None
+    progress = {"auto": None, "on": True, "off": False}[args.progress]
+    res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
+               workers=args.workers, ray=args.ray, progress=progress)
+    note = ""
+    if args.format == "json":
+        data = res.to_json(None)
+        data["flop_formula"] = ("model FLOPs = 3 x forward; forward per sequence = 2 s (matrix parameters) "
+                                "+ 4 L s^2 h; MFU = model FLOPs / (step time x GPUs x peak)")
+        if args.explain:
+            from schedcc.emit.planner import explain_lines
+            data["explain"] = explain_lines(res, args.top)
+        text = json.dumps(data, indent=1) + "\n"
+    else:
+        from schedcc.emit.planner import plan_text
+        text = plan_text(res, args.top, args.explain)
+    with transaction():  # the picture and the report are written together, or neither
+        if args.svg:
+            from schedcc.viz.pareto import write_pareto
+            note = write_pareto(args.svg, res) or f"wrote {args.svg}"
+        if args.output:
+            write_output(args.output, text)
+        else:
+            sys.stdout.write(text)
+    if note:
+        sys.stderr.write(note + "\n")
+    return 0

@@ -1,0 +1,225 @@
+"""Memory per GPU: weights, gradients, optimizer states, activations, buffers.
+
+For pipeline rank ``r`` of a :class:`~schedcc.planner.space.Candidate` (bytes):
+
+* **weights** ``2 P`` (bf16), **gradients** ``4 P`` (fp32 main gradients, as
+  Megatron-LM keeps them for bf16 training), **optimizer** ``12 P`` (Adam's
+  fp32 master weights, first and second moments), ``P`` the parameters the
+  rank holds: its layers, the embedding on the first stage, the output layer on
+  the last (a copy of the embedding when they are tied and ``pp > 1``), all
+  divided by ``tp``. ZeRO shards over the ``dp x cp`` ranks that hold the same
+  parameters: stage 1 the optimizer, stage 2 also the gradients, stage 3 also
+  the weights (plus two layers gathered at a time: the one computing and the
+  one prefetched);
+* **activations** per layer and microbatch after Korthikanti et al. (2022),
+  generalised to grouped-query attention, gated MLPs and models without
+  dropout (``sb`` = tokens of a microbatch on this rank, ``s/cp`` per
+  sequence; ``T = tp`` with sequence parallelism, else 1 for the parts
+  tensor parallelism replicates):
+
+  ====================  ==============================================
+  attention             ``2sbh/T`` (norm input) + ``2sbh/T`` (QKV input) +
+                        ``2sb(h + 2gd)/tp`` (Q, K, V) + ``2sbh/tp``
+                        (projection input) + ``sbh/T`` (dropout mask) +
+                        unfused scores: ``5 a s_q s b/tp`` with dropout
+                        (``2`` without); FlashAttention keeps ``4 a s b/tp``
+                        (its log-sum-exp) instead
+  MLP                   ``2sbh/T`` (norm input) + ``2sbh/T`` (first matrix
+                        input) + ``2sbf/tp`` (x2 gated) (activation input) +
+                        ``2sbf/tp`` (second matrix input) + ``sbh/T``
+  ====================  ==============================================
+
+  For a GPT (``f = 4h``, dropout, ``tp = 1``) that is the paper's
+  ``sbh (34 + 5 a s/h)``. Selective recomputation drops the score terms; full
+  recomputation keeps only each layer's input ``2sbh/T`` plus, while a layer
+  runs backward, that one layer's activations; partial recomputation of ``n``
+  layers per model chunk of ``k`` keeps the input of ``n`` and everything of
+  the other ``k - n`` (plus the working layer). Times the microbatches the
+  schedule keeps in flight on the rank (counted on its action list: a
+  forward allocates, its backward frees), in layers;
+* **logits** on the last stage: ``4 s b V / tp`` bytes, twice (fp32 logits
+  and their gradient, one microbatch at a time);
+* **reserved**: the cluster's ``memory_reserved`` (CUDA context,
+  communication buffers, allocator fragmentation: a documented assumption).
+
+Example::
+
+    >>> from schedcc.planner.model import preset
+    >>> from schedcc.planner.space import Candidate
+    >>> gpt = preset("gpt3-175b")
+    >>> per_layer = activation_bytes_per_layer(gpt, Candidate(1, 1, 1), "unfused", tokens=2048)
+    >>> per_layer == 2048 * 12288 * (34 + 5 * 96 * 2048 / 12288)
+    True
+
+Korthikanti et al. Table 2 with ``t = 8``: tensor and sequence parallelism
+divide everything by ``t``; selective recomputation leaves ``34 sbh / t``;
+full recomputation keeps the layer input, ``2 sbh / t``::
+
+    >>> sbh = 2048 * 12288
+    >>> tp_sp = activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True), "unfused", tokens=2048)
+    >>> tp_sp == sbh * (34 + 5 * 96 * 2048 / 12288) / 8
+    True
+    >>> tp_only = activation_bytes_per_layer(gpt, Candidate(1, 8, 1), "unfused", tokens=2048)
+    >>> tp_only == sbh * (10 + 24 / 8 + 5 * 96 * 2048 / (12288 * 8))
+    True
+    >>> sel = activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True, recompute="selective"), "unfused", 2048)
+    >>> sel == sbh * 34 / 8
+    True
+    >>> activation_bytes_per_layer(gpt, Candidate(1, 8, 1, sp=True, recompute="full"), "unfused", 2048) == 2 * sbh / 8
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WEIGHT_BYTES = 2       # bf16 weights
+GRAD_BYTES = 4         # fp32 main gradients (Megatron-LM with bf16)
+OPTIMIZER_BYTES = 12   # Adam: fp32 master weight, first and second moments
+LOGIT_BYTES = 4        # fp32 logits for the loss
+
+
+def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind: str | None = None) -> float:
+    """Bytes one layer keeps for backward for one microbatch of *tokens* tokens on this
+    rank (``microbatch x seq / cp``), under the candidate's recomputation (or *kind*)."""
+    h, f, d = model.hidden, model.ffn_size, model.head_dim
+    tp = cand.tp
+    T = tp if cand.sp else 1
+    kind = kind or cand.recompute
+    if kind == "partial":   # the mix per rank is memory_of's (recomputed layers keep only their input)
+        kind = "none"
+    if kind == "full":
+        return 2 * tokens * h / T
+    drop = 1 if model.dropout else 0
+    sb = tokens
+    attn = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * (h + 2 * model.kv * d) / tp + 2 * sb * h / tp
+    attn += drop * sb * h / T
+    s_kv = model.seq  # every query of this rank's chunk against the whole sequence
+    if attention == "unfused":
+        if kind != "selective":
+            attn += (5 if drop else 2) * model.heads * sb * s_kv / tp
+    else:
+        attn += 4 * model.heads * sb / tp
+    mlp = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * f / tp * (2 if model.gated else 1) + 2 * sb * f / tp
+    mlp += drop * sb * h / T
+    return attn + mlp
+
+
+@dataclass
+class Memory:
+    """The worst pipeline rank's memory, by term (bytes)."""
+
+    rank: int
+    terms: dict[str, float]
+    capacity: float
+    per_rank: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return sum(self.terms.values())
+
+    @property
+    def fits(self) -> bool:
+        return not self.capacity or self.total <= self.capacity
+
+    def overflow(self) -> str:
+        """Which term overflows and by how much (empty when it fits)."""
+        if self.fits:
+            return ""
+        big = max(self.terms, key=self.terms.get)
+        over = self.total - self.capacity
+        return (f"out of memory on pipeline rank {self.rank}: {gib(self.total)} needed, {gib(self.capacity)} "
+                f"available ({gib(over)} over); largest term {big} {gib(self.terms[big])}")
+
+
+def gib(x: float) -> str:
+    """Bytes as decimal gigabytes, as device memory is sold (80 GB)."""
+    return f"{x / 1e9:.1f} GB"
+
+
+def rank_params(model, cand, layers_on_rank: int, rank: int) -> float:
+    """Parameters pipeline rank *rank* holds, per tensor-parallel shard."""
+    p = layers_on_rank * model.layer_params()
+    if rank == 0:
+        p += model.embedding_params()
+    if rank == cand.pp - 1 and (not model.tied_embeddings or cand.pp > 1):
+        p += model.embedding_params()
+    return p / cand.tp
+
+
+def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
+              inflight_layers: list[float], fp32_params: bool = False) -> Memory:
+    """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
+    activations rank r holds at once (its schedule's peak). O(pp).
+
+    *fp32_params*: the framework keeps the parameters themselves in fp32 (PyTorch FSDP
+    with a bf16 compute copy gathered per layer): 4 bytes of weights per parameter that
+    are also Adam's master copy, so the optimizer holds only the two moments (8 bytes)."""
+    weight_bytes = 4 if fp32_params else WEIGHT_BYTES
+    optimizer_bytes = OPTIMIZER_BYTES - 4 if fp32_params else OPTIMIZER_BYTES
+    shard = cand.dp * cand.cp
+    tokens = cand.microbatch * model.seq / cand.cp
+    per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
+    partial = cand.recompute == "partial" and cand.recompute_layers > 0
+    kept = activation_bytes_per_layer(model, cand, attention, tokens, "full") if partial else 0.0
+    working = (activation_bytes_per_layer(model, cand, attention, tokens, "none")
+               if cand.recompute == "full" or partial else 0.0)
+    worst = None
+    per_rank = {}
+    for r in range(cand.pp):
+        p = rank_params(model, cand, layers_per_rank[r], r)
+        layer_bytes = per_layer
+        if partial:   # the first n layers of each of the rank's chunks keep only their input
+            chunk = layers_per_rank[r] / max(cand.virtual, 1)
+            frac = min(cand.recompute_layers, chunk) / chunk if chunk else 0.0
+            layer_bytes = (1 - frac) * per_layer + frac * kept
+        terms = {
+            "weights": weight_bytes * p / (shard if cand.zero >= 3 else 1),
+            "gradients": GRAD_BYTES * p / (shard if cand.zero >= 2 else 1),
+            "optimizer": optimizer_bytes * p / (shard if cand.zero >= 1 else 1),
+            "activations": layer_bytes * inflight_layers[r] + working,
+        }
+        if cand.zero >= 3:
+            terms["weights"] += 2 * WEIGHT_BYTES * model.layer_params() / cand.tp
+        if r == cand.pp - 1:
+            terms["logits"] = 2 * LOGIT_BYTES * tokens * model.vocab / cand.tp
+        terms["reserved"] = reserved
+        total = sum(terms.values())
+        per_rank[r] = total
+        if worst is None or total > sum(worst.terms.values()):
+            worst = Memory(r, terms, capacity)
+    worst.per_rank = per_rank
+    return worst
+
+
+def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reserved: float,
+                             layers_per_rank: list[int], inflight_layers: list[float], chunk_layers: int,
+                             fp32_params: bool = False) -> tuple[int, Memory]:
+    """For ``recompute="partial"``: the fewest layers per model chunk (1 to *chunk_layers* - 1)
+    whose recomputation makes *cand* fit, and that memory; the most when none fits. O(pp x
+    chunk_layers).
+
+    GPT-3 175B on 64 A100s (tp 8, pp 8, 12 layers a stage, microbatches of 4, 1F1B): without
+    recomputation it needs 96 GB; recomputing 6 of every 12 layers fits in 80 GB,
+    between full recomputation's memory and none's::
+
+        >>> from dataclasses import replace
+        >>> from schedcc.planner.model import preset
+        >>> from schedcc.planner.space import Candidate
+        >>> gpt = preset("gpt3-175b")
+        >>> c = Candidate(1, 8, 8, microbatch=4, schedule="1f1b", sp=True, recompute="partial")
+        >>> args = ("flash", 80e9, 5e9, [12] * 8, [12 * (8 - r) for r in range(8)])
+        >>> n, mem = fewest_recomputed_layers(gpt, c, *args, chunk_layers=12)
+        >>> none = memory_of(gpt, replace(c, recompute="none"), *args)
+        >>> full = memory_of(gpt, replace(c, recompute="full"), *args)
+        >>> n, mem.fits, round(full.total / 1e9), round(mem.total / 1e9), round(none.total / 1e9)
+        (6, True, 58, 78, 96)
+    """
+    from dataclasses import replace
+    mem = None
+    for n in range(1, max(chunk_layers, 2)):
+        mem = memory_of(model, replace(cand, recompute_layers=n), attention, capacity, reserved, layers_per_rank,
+                        inflight_layers, fp32_params)
+        if mem.fits:
+            return n, mem
+    return max(chunk_layers - 1, 1), mem

@@ -1,0 +1,346 @@
+"""Level 2 of the evaluation: the pipeline of (stage, microbatch) actions and the
+data-parallel collectives, list-scheduled as one graph.
+
+Each pipeline rank runs its action list in order (the lists of
+:mod:`schedcc.training.pipeline`: 1F1B, Megatron-LM's interleaved 1F1B,
+ZB-H1/ZB-H2; one rank with ``F0 B0 F1 B1 ...`` when ``pp = 1``), each action
+as long as level 1 (:mod:`schedcc.planner.layer`) found its chunk's forward or
+backward to be. Between ranks an activation (forward) or its gradient
+(backward) travels as a transfer on the sender's ``pp`` channel. Per rank,
+after the last backward of each model chunk, its gradients are reduced over
+the ``dp x cp`` ranks that share its weights, in ``buckets`` pieces that
+become ready as that backward proceeds (a dependence ``(j+1)/buckets`` of the
+way into it) when gradient reduction overlaps backward, else in one piece
+after the rank's last action; then the optimizer step (memory-bound: 34
+bytes per parameter held, Adam's read and write of fp32 weights, gradients,
+moments and the bf16 copy, and the gradient norm); with ZeRO 1 and 2 the
+updated weights are all-gathered, at the start of the step, each chunk's
+first forward waiting for its first bucket and its second forward for its
+last, when that gather overlaps the forwards (else after the optimizer).
+
+Every node has its duration in nanoseconds; the list scheduler times the
+graph and the step is its makespan. Complexity O(A log A) for A actions
+(``pp x m x 2 x virtual``).
+
+Example::
+
+    >>> from schedcc.planner.space import Candidate, Settings
+    >>> lists = action_lists(Candidate(2, 1, 4, schedule="1f1b"), m=8)
+    >>> [str(a) for a in lists[3][:4]]
+    ['3F0', '3B0', '3F1', '3B1']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from schedcc.problem import Dep, Machine, Op, SchedGraph
+from schedcc.sched.solve import ListStrategy, solve
+from schedcc.training.costs import ticks
+from schedcc.training.kernels import stream_time
+from schedcc.training.pipeline import interleaved, one_f_one_b
+from schedcc.training.pipeline_graph import Action, StageCosts
+
+OPTIMIZER_BYTES_PER_PARAM = 34
+
+
+def action_lists(cand, m: int, costs: StageCosts | None = None) -> list[list[Action]]:
+    """Per pipeline rank, its actions in order (stage numbers: chunk c of rank r is stage c pp + r)."""
+    p = cand.pp
+    if p == 1:
+        return [[a for i in range(m) for a in (Action("F", 0, i), Action("B", 0, i))]]
+    if cand.schedule == "1f1b":
+        return one_f_one_b(p, m)
+    if cand.schedule == "interleaved":
+        return interleaved(p, m, cand.virtual)
+    limits = [min(m, p - r) if cand.schedule == "zb-h1" else min(m, 2 * (p - r) - 1) for r in range(p)]
+    return zero_bubble_lists(p, m, costs or StageCosts(f=1, b=2, i=1, w=1), limits)
+
+
+def zero_bubble_lists(p: int, m: int, costs: StageCosts, limits: list[int]) -> list[list[Action]]:
+    """The lists of :func:`schedcc.training.pipeline.zero_bubble` (the list scheduler runs
+    F, I, W with priority I > F > W under per-rank in-flight *limits*; each rank's order is
+    read off the schedule), built straight as a :class:`~schedcc.problem.SchedGraph`: the
+    same graph, nodes and tie-breaks, without going through networkx (a pipeline of 64
+    stages and 192 microbatches in a second instead of twenty). O(p m log(p m)).
+
+    >>> from schedcc.training.pipeline import zero_bubble
+    >>> c = StageCosts(f=3, b=5, i=3, w=2)
+    >>> zero_bubble_lists(4, 8, c, [4, 3, 2, 1]) == zero_bubble(4, 8, c, [4, 3, 2, 1])
+    True
+    """
+    kinds = ("F", "I", "W")
+    dur = {"F": costs.of("F"), "I": costs.of("I"), "W": costs.of("W")}
+    idx = {}
+    ops = []
+    for r in range(p):
+        for i in range(m):
+            for k in kinds:
+                idx[(k, r, i)] = len(ops)
+                ops.append(Op(f"{r}{k}{i}", (f"r{r}",), dur[k], dur[k], (), "compute", payload=Action(k, r, i)))
+    deps = []
+    for r in range(p):
+        for i in range(m):
+            f, ii, w = idx[("F", r, i)], idx[("I", r, i)], idx[("W", r, i)]
+            if r > 0:
+                deps.append(Dep(idx[("F", r - 1, i)], f, "DATA", dur["F"]))
+            deps.append(Dep(f, ii, "DATA", dur["F"]))
+            if r < p - 1:
+                deps.append(Dep(idx[("I", r + 1, i)], ii, "DATA", dur["I"]))
+            deps.append(Dep(ii, w, "DATA", dur["I"]))
+        for i in range(m - limits[r]):
+            deps.append(Dep(idx[("I", r, i)], idx[("F", r, i + limits[r])], "MEMORY", dur["I"]))
+    rank_of = {"I": 3, "F": 2, "W": 1}
+    prio = [rank_of[op.payload.kind] * 10 * (m + 1) - op.payload.mb for op in ops]
+    graph = SchedGraph(tuple(ops), _dedup(deps), Machine("pipeline", max(len(ops), 1), tuple(f"r{r}" for r in range(p))))
+    start = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule.cycle
+    out = []
+    for r in range(p):
+        nodes = sorted(range(r * 3 * m, (r + 1) * 3 * m), key=lambda n: (start[n], -prio[n]))
+        out.append([ops[n].payload for n in nodes])
+    return out
+
+
+def _dedup(deps: list[Dep]) -> tuple[Dep, ...]:
+    """One dependence per pair (a networkx graph keeps one edge per pair, the last added)."""
+    seen: dict[tuple[int, int], Dep] = {}
+    for d in deps:
+        seen[(d.src, d.dst)] = d
+    return tuple(seen.values())
+
+
+def inflight_layers(lists: list[list[Action]], stage_layers: tuple[int, ...]) -> list[float]:
+    """Per rank, the most layer-microbatches of activations held at once: a forward
+    allocates its chunk's layers, its backward (B, or I) frees them. O(actions)."""
+    out = []
+    for acts in lists:
+        live = best = 0
+        for a in acts:
+            for x in (a.sub or (a,)):
+                if x.kind == "F":
+                    live += stage_layers[x.stage]
+                    best = max(best, live)
+                elif x.kind in ("B", "I"):
+                    live -= stage_layers[x.stage]
+        out.append(best)
+    return out
+
+
+def inflight_closed_form(cand, m: int, stage_layers: tuple[int, ...]) -> list[float]:
+    """:func:`inflight_layers` without building the lists: on rank r, 1F1B holds
+    ``min(p - r, m)`` microbatches, interleaved 1F1B ``min(2 (p - r - 1) + (v - 1) p + 1, m v)``
+    chunks (its warm-up forwards and one more), ZB-H1 and ZB-H2 their limits ``p - r`` and
+    ``2 (p - r) - 1``. O(pp)."""
+    p, v = cand.pp, max(cand.virtual, 1)
+    out = []
+    for r in range(p):
+        if cand.schedule == "interleaved":
+            k = min(2 * (p - r - 1) + (v - 1) * p + 1, m * v)
+            out.append(k * stage_layers[r])   # chunks of one rank have (nearly) equal layers
+        elif cand.schedule == "zb-h2":
+            out.append(min(m, 2 * (p - r) - 1) * stage_layers[r])
+        else:
+            out.append(min(m, p - r) * stage_layers[r])
+    return out
+
+
+@dataclass
+class StepEval:
+    """The scheduled step: its time and where each rank's time went (seconds)."""
+
+    step: float
+    busy: dict[int, float]
+    exposed: dict[int, float]            # level-2 communication (pp, dp) with no compute running
+    exposed_by: dict[str, float] = field(default_factory=dict)  # worst rank, by channel
+    optimizer: float = 0.0
+    nodes: int = 0
+
+
+def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
+    """The level-2 graph. *durations*: stage -> (f, b, i, w) seconds; *stage_params*:
+    stage -> parameters per tensor-parallel shard."""
+    p, v = cand.pp, max(cand.virtual, 1)
+    n_stages = p * v
+    ops: list[Op] = []
+    deps: list[Dep] = []
+    where: dict[tuple, int] = {}
+    rank_of_stage = {s: s % p for s in range(n_stages)}
+
+    def node(name, unit, dur, payload=None) -> int:
+        t = ticks(dur)
+        ops.append(Op(name, (unit,), t, t, (), "comm" if ":c" not in unit else "compute", False, payload))
+        return len(ops) - 1
+
+    def dep(a, b, lat=None, kind="DATA"):
+        deps.append(Dep(a, b, kind, ops[a].latency if lat is None else lat))
+
+    tick = {s: dict(zip("FBIW", (ticks(x) for x in durations[s]))) for s in durations}
+    last_of_rank: dict[int, int] = {}
+    last_b: dict[int, int] = {}      # stage -> its last backward-type action (B or W)
+    first_f: dict[int, list[int]] = {}
+    for r, acts in enumerate(lists):   # the hot loop: tuples built directly
+        prev = None
+        unit = (f"r{r}:c",)
+        for a in acts:
+            t = tick[a.stage][a.kind]
+            n = len(ops)
+            ops.append(Op(a.kind, unit, t, t, (), "compute", False, (r, a.kind)))
+            where[(a.kind, a.stage, a.mb)] = n
+            if prev is not None:
+                deps.append(Dep(prev, n, "ORDER", 0))
+            prev = n
+            if a.kind == "F":
+                first_f.setdefault(a.stage, []).append(n)
+            elif a.kind != "I":
+                last_b[a.stage] = n
+        last_of_rank[r] = prev
+    # activations and gradients between stages
+    stride = cand.tp * cand.cp * cand.dp
+    act = cand.microbatch * model.seq / cand.cp * model.hidden * 2 / cand.tp
+    xfer = cluster.collective_time("send", act, 2, stride)
+    if not cand.sp and cand.tp > 1 and stride >= cluster.devices_per_node:
+        xfer += cluster.collective_time("allgather", act * cand.tp, cand.tp, 1)  # scatter/gather: NVLink all-gather
+    xt = ticks(xfer)
+    pp_units = [(f"r{r}:pp",) for r in range(p)]
+
+    def link(src: int, dst: int, r_src: int, r_dst: int) -> None:
+        if r_src == r_dst or xt <= 0:
+            deps.append(Dep(src, dst, "DATA", ops[src].latency))
+            return
+        x = len(ops)
+        ops.append(Op("xfer", pp_units[r_src], xt, xt, (), "comm", False, None))
+        deps.append(Dep(src, x, "DATA", ops[src].latency))
+        deps.append(Dep(x, dst, "DATA", xt))
+
+    for (kind, s, mb), n in list(where.items()):
+        if kind == "F":
+            if s > 0:
+                link(where[("F", s - 1, mb)], n, rank_of_stage[s - 1], rank_of_stage[s])
+        elif kind == "W":
+            src = where[("I", s, mb)]
+            deps.append(Dep(src, n, "DATA", ops[src].latency))
+        else:  # B or I
+            src = where[("F", s, mb)]
+            deps.append(Dep(src, n, "DATA", ops[src].latency))
+            if s < n_stages - 1:
+                nxt = where.get(("B", s + 1, mb))
+                link(nxt if nxt is not None else where[("I", s + 1, mb)], n, rank_of_stage[s + 1], rank_of_stage[s])
+    # data-parallel gradient reduction, optimizer, weight gather
+    shard = cand.dp * cand.cp
+    group = (shard, cand.tp)
+    opt_time = {}
+    if shard > 1 and cand.zero < 3:
+        for r in range(p):
+            stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
+            kind = "reduce_scatter" if cand.zero else "allreduce"
+            reduce_ops = []
+            if settings.grad_overlap:
+                for s in stages:
+                    nbytes = stage_params[s] * settings.grad_reduce_bytes / settings.buckets
+                    t = cluster.collective_time(kind, nbytes, *group)
+                    src = last_b[s]
+                    for j in range(settings.buckets):
+                        g = node(f"grad{s}.{j}", f"r{r}:dp", t)
+                        dep(src, g, ops[src].latency * (j + 1) // settings.buckets)
+                        reduce_ops.append(g)
+            else:
+                nbytes = sum(stage_params[s] for s in stages) * settings.grad_reduce_bytes
+                g = node(f"grad{r}", f"r{r}:dp", cluster.collective_time(kind, nbytes, *group))
+                dep(last_of_rank[r], g)
+                reduce_ops.append(g)
+            opt_time[r] = reduce_ops
+    optimizer_s = 0.0
+    for r in range(p):
+        stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
+        held = sum(stage_params[s] for s in stages) / (shard if cand.zero >= 1 else 1)
+        dur = stream_time(cluster, held * OPTIMIZER_BYTES_PER_PARAM)
+        optimizer_s = max(optimizer_s, dur)
+        o = node(f"optimizer{r}", f"r{r}:c", dur)
+        dep(last_of_rank[r], o, 0, "ORDER")
+        for g in opt_time.get(r, ()):
+            dep(g, o)
+        if cand.zero in (1, 2) and shard > 1:
+            for s in stages:
+                t = cluster.collective_time("allgather", stage_params[s] * 2 / settings.buckets, *group)
+                gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t) for j in range(settings.buckets)]
+                if settings.param_gather_overlap:
+                    fs = first_f[s]
+                    dep(gathers[0], fs[0])
+                    dep(gathers[-1], fs[min(1, len(fs) - 1)])
+                else:
+                    for g in gathers:
+                        dep(o, g)
+    units = tuple(sorted({op.units[0] for op in ops}))
+    return SchedGraph(tuple(ops), tuple(deps), Machine("pipeline", max(len(ops), 1), units)), optimizer_s
+
+
+STEADY_FROM = 3   # pipelines of more than 3 x pp microbatches are extrapolated (see evaluate_step)
+ZB_FROM = 4       # zero-bubble schedules are scheduled up to 4 x pp microbatches
+
+
+def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: int,
+                  costs: StageCosts | None = None) -> StepEval:
+    """Schedule the level-2 graph of *m* microbatches and measure it (module docstring).
+
+    Past the pipeline's fill, every further ``pp`` microbatches repeat the same pattern:
+    the busiest rank runs their forwards and backwards back to back (the gradient
+    reduction and the weight gathers sit at the ends). With more than ``STEADY_FROM x pp``
+    microbatches, 1F1B, interleaved and single-stage steps are scheduled with ``2 pp`` and
+    ``3 pp`` microbatches and extended by ``(m - 3 pp) / pp`` times the difference (exact:
+    the same step as scheduling all ``m``, tested). Zero-bubble schedules fill the drain's
+    bubble with weight gradients, so their increments approach the steady one only slowly:
+    they are scheduled with ``ZB_FROM x pp`` microbatches and extended by 1F1B's steady
+    increment for the same costs (within about 1% of the full schedule, on the safe side).
+    No graph holds more than ``4 pp`` microbatches."""
+    p = cand.pp
+    zb = cand.schedule.startswith("zb")
+    if m <= (ZB_FROM if zb else STEADY_FROM) * p:
+        return _scheduled(cand, settings, cluster, model, action_lists(cand, m, costs), durations, stage_params)
+    plain = replace(cand, schedule="1f1b") if zb else cand
+    a = _scheduled(plain, settings, cluster, model, action_lists(plain, 2 * p, costs), durations, stage_params)
+    b = _scheduled(plain, settings, cluster, model, action_lists(plain, 3 * p, costs), durations, stage_params)
+    if zb:
+        base, m0 = _scheduled(cand, settings, cluster, model, action_lists(cand, ZB_FROM * p, costs), durations,
+                              stage_params), ZB_FROM * p
+    else:
+        base, m0 = b, 3 * p
+    k = (m - m0) / p
+
+    def ext(y, x0, x1):
+        return y + k * (x1 - x0)
+    return StepEval(ext(base.step, a.step, b.step), {r: ext(base.busy[r], a.busy[r], b.busy[r]) for r in base.busy},
+                    {r: ext(base.exposed.get(r, 0.0), a.exposed.get(r, 0.0), b.exposed.get(r, 0.0))
+                     for r in base.exposed},
+                    {ch: ext(v, a.exposed_by.get(ch, 0.0), b.exposed_by.get(ch, 0.0)) for ch, v in base.exposed_by.items()},
+                    base.optimizer, a.nodes + b.nodes + (base.nodes if zb else 0))
+
+
+def _scheduled(cand, settings, cluster, model, lists, durations, stage_params) -> StepEval:
+    graph, optimizer_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params)
+    prio = [-i for i in range(len(graph.ops))]
+    sched = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule
+    start = sched.cycle
+    from schedcc.training.result import overlap_length, union_length
+    comp: dict[int, list] = {}
+    comm: dict[int, dict[str, list]] = {}
+    end = 0
+    for i, op in enumerate(graph.ops):
+        s, e = start[i], start[i] + op.latency
+        end = max(end, e)
+        rank_s, unit = op.units[0].split(":")
+        r = int(rank_s[1:])
+        if unit == "c":
+            comp.setdefault(r, []).append((s, e))
+        elif op.latency:
+            comm.setdefault(r, {}).setdefault(unit, []).append((s, e))
+    busy = {r: union_length(iv) / 1e9 for r, iv in comp.items()}
+    exposed, by_channel = {}, {}
+    for r in comp:
+        total = 0.0
+        for ch, iv in comm.get(r, {}).items():
+            x = (union_length(iv) - overlap_length(iv, comp[r])) / 1e9
+            by_channel.setdefault(r, {})[ch] = x
+            total += x
+        exposed[r] = total
+    worst = max(exposed, key=exposed.get) if exposed else 0
+    return StepEval(end / 1e9, busy, exposed, by_channel.get(worst, {}), optimizer_s, len(graph.ops))
