@@ -23,10 +23,6 @@ from __future__ import annotations
 
 import html
 import math
-from pathlib import Path
-
-from schedcc.errors import SchedccError
-from schedcc.fileio import write_output
 
 W, H = 860, 560
 LEFT, RIGHT, TOP, BOTTOM = 80, 30, 70, 60
@@ -184,19 +180,5 @@ def pareto_svg(result) -> str:
 
 def write_pareto(path: str, result, inputs: tuple[str, ...] = ()) -> str:
     """Write the picture to *path* (.svg or .png); a note when a PNG could not be made."""
-    from schedcc.viz.timeline import svg_to_png
-    svg = pareto_svg(result)
-    dest = Path(path)
-    suffix = dest.suffix.lower()
-    if suffix == ".svg":
-        write_output(dest, svg, inputs)
-        return ""
-    if suffix == ".png":
-        png = svg_to_png(svg)
-        if png is None:
-            fallback = dest.with_suffix(".svg")
-            write_output(fallback, svg, inputs)
-            return f"note: no SVG-to-PNG converter found, wrote {fallback} instead"
-        write_output(dest, png, inputs)
-        return ""
-    raise SchedccError(f"cannot draw the candidates to '{path}': use a .svg or .png file name")
+    from schedcc.viz.timeline import write_svg_picture
+    return write_svg_picture(path, pareto_svg(result), inputs, "the candidates")

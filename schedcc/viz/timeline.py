@@ -149,6 +149,13 @@ def write_timeline(path: str, bars: Iterable[Bar], lanes: list[str] | None = Non
     """Write the timeline to *path* (.svg or .png). Returns a one-line note for
     the user, empty when the file was written as asked."""
     svg = timeline_svg(bars, lanes, title, time_unit, colors=colors, span=span)
+    return write_svg_picture(path, svg, inputs, "a timeline")
+
+
+def write_svg_picture(path: str, svg: str, inputs: tuple[str, ...] = (), what: str = "a picture") -> str:
+    """Write *svg* to *path* as SVG, or as PNG when *path* ends in ``.png`` (the SVG beside it
+    when no converter is installed). Returns a one-line note for the user, empty when the
+    file was written as asked; *what* names the picture in the error for other suffixes."""
     dest = Path(path)
     suffix = dest.suffix.lower()
     if suffix == ".svg":
@@ -163,4 +170,4 @@ def write_timeline(path: str, bars: Iterable[Bar], lanes: list[str] | None = Non
                     f"(install librsvg2-bin for rsvg-convert)")
         write_output(dest, png, inputs)
         return ""
-    raise SchedccError(f"cannot draw a timeline to '{path}': use a .svg or .png file name")
+    raise SchedccError(f"cannot draw {what} to '{path}': use a .svg or .png file name")
