@@ -6,6 +6,6 @@ builder produce, and what the list and modulo schedulers, the bounds, the
 verifiers and the simulators consume. See :mod:`schedcc.problem.graph`.
 """
 
-from schedcc.problem.graph import DEP_KINDS, Dep, Machine, Op, SchedGraph, as_graph
+from schedcc.problem.graph import DEP_KINDS, Dep, Machine, Op, SchedGraph, as_graph, is_acyclic
 
-__all__ = ["DEP_KINDS", "Dep", "Machine", "Op", "SchedGraph", "as_graph"]
+__all__ = ["DEP_KINDS", "Dep", "Machine", "Op", "SchedGraph", "as_graph", "is_acyclic"]

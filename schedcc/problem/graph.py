@@ -337,3 +337,25 @@ def as_graph(graph: "SchedGraph | nx.DiGraph", machine: Machine | None = None) -
     return SchedGraph.from_networkx(graph, machine)
 
 
+def is_acyclic(nodes: Iterable[Hashable], arcs: Iterable[tuple[Hashable, Hashable]]) -> bool:
+    """Do *arcs* (pairs of *nodes*) form no cycle? Kahn's algorithm on plain lists, for the
+    callers that check before (or instead of) building a graph. O(n + e).
+
+    >>> is_acyclic("abc", [("a", "b"), ("b", "c")]), is_acyclic("ab", [("a", "b"), ("b", "a")])
+    (True, False)
+    """
+    indeg = dict.fromkeys(nodes, 0)
+    succ: dict[Hashable, list] = {n: [] for n in indeg}
+    for u, v in arcs:
+        succ[u].append(v)
+        indeg[v] += 1
+    ready = [n for n, k in indeg.items() if k == 0]
+    seen = 0
+    while ready:
+        u = ready.pop()
+        seen += 1
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    return seen == len(indeg)

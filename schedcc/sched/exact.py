@@ -52,6 +52,7 @@ from typing import Any
 from schedcc.problem import SchedGraph
 from schedcc.sched.bounds import lower_bound
 from schedcc.sched.cpsat import Limits, cp_model, gap_percent, run
+from schedcc.sched.mii import unit_set_unions
 from schedcc.sched.schedule import Schedule
 
 HALL_SETS = 64  # unions of unit sets given an implied constraint (they grow fast on odd machines)
@@ -124,17 +125,8 @@ def _issue_binds(graph: SchedGraph) -> bool:
 
 
 def _unit_unions(sets: list[frozenset]) -> list[frozenset]:
-    """The unit sets closed under union (at most :data:`HALL_SETS` of them)."""
-    closed = set(sets)
-    frontier = list(closed)
-    while frontier and len(closed) < HALL_SETS:
-        a = frontier.pop()
-        for b in list(closed):
-            u = a | b
-            if u not in closed:
-                closed.add(u)
-                frontier.append(u)
-    return sorted(closed, key=lambda s: (len(s), sorted(s)))
+    """The unit sets closed under union (at most :data:`HALL_SETS` of them), smallest first."""
+    return sorted(unit_set_unions(sets, HALL_SETS), key=lambda s: (len(s), sorted(s)))
 
 
 @dataclass

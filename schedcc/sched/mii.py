@@ -39,9 +39,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Hashable
+from typing import TYPE_CHECKING, Hashable, Iterable
 
-from schedcc.problem import SchedGraph, as_graph
+from schedcc.problem import SchedGraph, as_graph, is_acyclic
 from schedcc.sched.mrt import implied_deps
 
 if TYPE_CHECKING:  # numpy and networkx load on first use (start-up time of the command)
@@ -64,6 +64,25 @@ class RecBound:
     cycle: list = field(default_factory=list)
     latency: int = 0
     distance: int = 0
+
+
+def unit_set_unions(sets: Iterable[frozenset], limit: int) -> set[frozenset]:
+    """*sets* closed under union, stopping once there are *limit* of them (they grow
+    fast on machines with many overlapping unit sets). O(limit^2) unions at most.
+
+    >>> sorted(sorted(s) for s in unit_set_unions([frozenset("a"), frozenset("b")], 8))
+    [['a'], ['a', 'b'], ['b']]
+    """
+    closed = set(sets)
+    frontier = list(closed)
+    while frontier and len(closed) < limit:
+        a = frontier.pop()
+        for b in list(closed):
+            u = a | b
+            if u not in closed:
+                closed.add(u)
+                frontier.append(u)
+    return closed
 
 
 def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
@@ -94,15 +113,7 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
         best = ResBound(longest[0], longest[1])
     # Close the unit sets under union: operations confined to the union of two
     # sets compete for it too (ALU0/ALU1 work counts against ALU0-ALU3).
-    sets = set(work)
-    frontier = list(sets)
-    while frontier and len(sets) < 256:
-        a = frontier.pop()
-        for b in list(sets):
-            u = a | b
-            if u not in sets:
-                sets.add(u)
-                frontier.append(u)
+    sets = unit_set_unions(work, 256)
     for u in sets:
         total = sum(w for s, w in work.items() if s <= u)
         ops = sum(c for s, c in count.items() if s <= u)
@@ -233,22 +244,7 @@ def strongly_connected(n: int, arcs: list[tuple[int, int]]):
 
 def _zero_distance_acyclic(nodes: list[int], edges: list[tuple[int, int, int, int]]) -> bool:
     """Do the distance-0 edges form no cycle (so every cycle has distance >= 1)? O(k + e)."""
-    indeg = dict.fromkeys(nodes, 0)
-    succ: dict[int, list[int]] = {v: [] for v in nodes}
-    for u, v, _, dist in edges:
-        if dist == 0:
-            succ[u].append(v)
-            indeg[v] += 1
-    ready = [v for v in nodes if indeg[v] == 0]
-    seen = 0
-    while ready:
-        u = ready.pop()
-        seen += 1
-        for v in succ[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(v)
-    return seen == len(nodes)
+    return is_acyclic(nodes, ((u, v) for u, v, _, dist in edges if dist == 0))
 
 
 def max_cycle_ratio(nodes: list[int], edges: list[tuple[int, int, int, int]], max_rounds: int | None = None
