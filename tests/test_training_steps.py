@@ -11,7 +11,7 @@ from schedcc.cli import main
 from schedcc.target import load_target
 from schedcc.training.graph import build_training_graph
 from schedcc.training.policies import make_plan
-from schedcc.training.result import overlap_length, union_length
+from schedcc.training.intervals import overlap_length, union_length
 
 EXAMPLE = """\
 func step() {

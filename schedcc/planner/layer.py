@@ -58,6 +58,7 @@ from typing import Callable
 from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
+from schedcc.training.intervals import Coverage, overlap_length, union_length
 from schedcc.training.kernels import attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
@@ -309,25 +310,13 @@ def _contended(graph: SchedGraph, start: dict, contention: float) -> SchedGraph:
     """*graph* with every compute operator longer by *contention* x the time a collective
     overlaps it (NCCL's kernels take SMs and memory bandwidth from the GEMMs they run
     under: docs/cost-model.md). O(n log n)."""
-    import bisect
-    spans = sorted((start[i], start[i] + op.latency) for i, op in enumerate(graph.ops)
-                   if op.kind == "comm" and op.latency)
-    merged: list[list[int]] = []
-    for a, b in spans:
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    starts = [a for a, _ in merged]
+    comm = Coverage([(start[i], start[i] + op.latency) for i, op in enumerate(graph.ops)
+                     if op.kind == "comm" and op.latency])
     ops = list(graph.ops)
     for i, op in enumerate(ops):
-        if op.kind == "comm" or not op.latency or not merged:
+        if op.kind == "comm" or not op.latency or not comm.spans:
             continue
-        a, b = start[i], start[i] + op.latency
-        j, both = max(bisect.bisect_right(starts, a) - 1, 0), 0
-        while j < len(merged) and merged[j][0] < b:
-            both += max(0, min(b, merged[j][1]) - max(a, merged[j][0]))
-            j += 1
+        both = comm.covered(start[i], start[i] + op.latency)
         if both:
             d = op.latency + round(contention * both)
             ops[i] = op._replace(latency=d, occupancy=d)
@@ -385,7 +374,6 @@ def _schedule(layer_ops: list[list[LOp]], contention: float = 0.0) -> tuple[floa
                 parts["wgrad"] += op.latency / 1e9
         elif op.latency:
             busy["comm"].append((start[i], start[i] + op.latency, op.units[0]))
-    from schedcc.training.result import overlap_length, union_length
     comp = busy["compute"]
     for ch in CHANNELS[1:]:
         iv = [(a, b) for a, b, u in busy["comm"] if u == ch]
@@ -416,7 +404,7 @@ def _extrapolate(build: Callable[[int], list[list[LOp]]], n: int, contention: fl
     t4, p4 = _schedule(build(4), contention)
     k = n - 4
     return t4 + k * (t4 - t3), {key: p4.get(key, 0.0) + k * (p4.get(key, 0.0) - p3.get(key, 0.0))
-                                for key in set(p3) | set(p4)}
+                                for key in {**p3, **p4}}
 
 
 def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False, last: bool = False) -> ChunkTimes:
@@ -438,7 +426,7 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
         extras += [(L.embedding(False), "f"), (L.embedding(True), "b")]
     if last:
         extras += [(L.head(False), "f"), (L.head(True), "b")]
-    parts = {k: pf.get(k, 0.0) + pb.get(k, 0.0) for k in set(pf) | set(pb)}
+    parts = {k: pf.get(k, 0.0) + pb.get(k, 0.0) for k in {**pf, **pb}}
     for ops, phase in extras:
         t, p = _schedule([ops], contention)
         if phase == "f":

@@ -38,6 +38,7 @@ from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
 from schedcc.training.kernels import stream_time
+from schedcc.training.intervals import overlap_length, union_length
 from schedcc.training.pipeline import interleaved, one_f_one_b
 from schedcc.training.pipeline_graph import Action, StageCosts
 
@@ -320,7 +321,6 @@ def _scheduled(cand, settings, cluster, model, lists, durations, stage_params) -
     prio = [-i for i in range(len(graph.ops))]
     sched = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule
     start = sched.cycle
-    from schedcc.training.result import overlap_length, union_length
     comp: dict[int, list] = {}
     comm: dict[int, dict[str, list]] = {}
     end = 0

@@ -36,6 +36,7 @@ from schedcc.errors import SchedccError
 from schedcc.ir import Loc
 from schedcc.problem import Machine, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
+from schedcc.training.intervals import overlap_length, union_length
 
 COMPUTE_KINDS = ("F", "B", "I", "W")
 COMM_KINDS = ("SEND_F", "RECV_F", "SEND_B", "RECV_B")
@@ -305,7 +306,6 @@ def measure(lists, g: nx.DiGraph, start: dict, end: dict) -> Evaluation:
             comm[d["rank"]].append((start[n], end[n]))
             if "to" in d:  # the receiver waits on the same transfer
                 comm[d["to"]].append((start[n], end[n]))
-    from schedcc.training.result import overlap_length, union_length
     exposed = {r: union_length(comm[r]) - overlap_length(comm[r], compute[r]) for r in ranks}
     bubble = 1 - sum(busy.values()) / (len(lists) * makespan) if makespan else 0.0
     where = g.graph["where"]

@@ -35,39 +35,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from schedcc.training.costs import TICKS_PER_US
+from schedcc.training.intervals import overlap_length, union_length
 from schedcc.training.policies import DATA_EDGES
 from schedcc.training.simulate import Run
-
-
-def _merge(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(intervals):
-        if e <= s:
-            continue
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
-
-
-def union_length(intervals: list[tuple[int, int]]) -> int:
-    return sum(e - s for s, e in _merge(intervals))
-
-
-def overlap_length(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
-    """Length of (union of a) intersected with (union of b). O((n + m) log(n + m))."""
-    a, b = _merge(a), _merge(b)
-    i = j = total = 0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if hi > lo:
-            total += hi - lo
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def _clip(intervals, lo: int, hi: int) -> list[tuple[int, int]]:

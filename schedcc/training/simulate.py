@@ -33,16 +33,16 @@ Example::
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterator
 
 import networkx as nx
 
-from schedcc.problem import Dep, Machine, Op, SchedGraph
+from schedcc.problem import Dep, Machine, Op, SchedGraph, is_acyclic
 from schedcc.sched.priority import critical_path
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.graph import TrainingGraph, check_acyclic
+from schedcc.training.intervals import Coverage
 from schedcc.training.policies import DATA_EDGES, MEMORY, Plan
 
 CONTENTION_ROUNDS = 4
@@ -158,21 +158,7 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> SchedGraph:
 def _check_one_iteration(base: nx.DiGraph, edges: list) -> None:
     """Kahn's algorithm over *edges* (fast on large steps); on a cycle, report it with
     the operators on it."""
-    indeg = {n: 0 for n in base}
-    succ: dict = {n: [] for n in base}
-    for u, v, _, _ in edges:
-        succ[u].append(v)
-        indeg[v] += 1
-    todo = [n for n, k in indeg.items() if k == 0]
-    seen = 0
-    while todo:
-        n = todo.pop()
-        seen += 1
-        for s in succ[n]:
-            indeg[s] -= 1
-            if indeg[s] == 0:
-                todo.append(s)
-    if seen == len(indeg):
+    if is_acyclic(base, ((u, v) for u, v, _, _ in edges)):
         return
     g = nx.DiGraph()
     g.add_nodes_from(base.nodes(data=True))
@@ -238,31 +224,14 @@ def stretched(g: SchedGraph, issue: dict, base_dur: list[int], contention: float
     for i, op in enumerate(ops):
         if op.kind == "comm" and op.latency:
             comm.setdefault(op.payload["rank"], []).append((issue[i], issue[i] + op.latency))
-    merged = {}
-    for rank, spans in comm.items():
-        spans.sort()
-        out: list[list[int]] = []
-        for a, b in spans:
-            if out and a <= out[-1][1]:
-                out[-1][1] = max(out[-1][1], b)
-            else:
-                out.append([a, b])
-        merged[rank] = ([a for a, _ in out], out)
+    busy = {rank: Coverage(spans) for rank, spans in comm.items()}
     new_ops = list(ops)
     changed = False
     for i, op in enumerate(ops):
         rank = op.payload["rank"]
-        if op.kind != "compute" or not base_dur[i] or rank not in merged:
+        if op.kind != "compute" or not base_dur[i] or rank not in busy:
             continue
-        starts, spans = merged[rank]
-        a, b = issue[i], issue[i] + op.latency
-        j = max(bisect.bisect_right(starts, a) - 1, 0)
-        both = 0
-        while j < len(spans) and spans[j][0] < b:
-            lo, hi = max(a, spans[j][0]), min(b, spans[j][1])
-            if hi > lo:
-                both += hi - lo
-            j += 1
+        both = busy[rank].covered(issue[i], issue[i] + op.latency)
         new = base_dur[i] + round(contention * both)
         if new != op.latency:
             changed = True
