@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-               workers=args.workers, ray=args.ray, progress=progress)
+               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
     note = ""
     if args.format == "json":
         data = res.to_json(None)

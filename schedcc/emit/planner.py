@@ -101,7 +101,7 @@ def explain_lines(res, top: int = 10) -> list[str]:
                + ", ".join(f"{k} {_gb(v)}" for k, v in sorted(w.memory_terms.items(), key=lambda kv: -kv[1])))
     for i, s in enumerate(ok[1:top], 2):
         delta = s.step_time_s - w.step_time_s
-        diffs = {k: s.breakdown.get(k, 0.0) - w.breakdown.get(k, 0.0) for k in set(s.breakdown) | set(w.breakdown)}
+        diffs = {k: s.breakdown.get(k, 0.0) - w.breakdown.get(k, 0.0) for k in {**w.breakdown, **s.breakdown}}
         worst = max(diffs, key=diffs.get)
         own = max(s.breakdown, key=s.breakdown.get)
         out.append(f"#{i} {s.candidate.label()}: {delta / w.step_time_s:+.1%} ({delta:+.3f} s); most of it "
@@ -118,7 +118,7 @@ def explain_lines(res, top: int = 10) -> list[str]:
         if len(vals) > 1:
             out.append(f"best with each {dim}: " + ", ".join(
                 f"{dim}={v} {best_by[(dim, v)].step_time_s / w.step_time_s:.2f}x" for v in vals))
-    off = getattr(res, "without_overlap", None)
+    off = res.without_overlap
     if off is not None and off.feasible:
         exposed = lambda s: s.breakdown.get("exposed_tp", 0.0)  # noqa: E731
         out.append(f"the winner with overlap=none: {off.step_time_s:.3f} s "

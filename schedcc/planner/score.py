@@ -66,7 +66,7 @@ class Context:
             w = min(cand.recompute_layers, layers) / layers if layers else 0.0
             mix = lambda x, y: (1 - w) * x + w * y  # noqa: E731
             return ChunkTimes(mix(a.f, b.f), mix(a.b, b.b),
-                              {k: mix(a.parts.get(k, 0.0), b.parts.get(k, 0.0)) for k in set(a.parts) | set(b.parts)})
+                              {k: mix(a.parts.get(k, 0.0), b.parts.get(k, 0.0)) for k in {**a.parts, **b.parts}})
         key = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, cand.zero >= 3,
                cand.dp if cand.zero >= 3 else 0, cand.overlap, layers, first, last)
         t = self.cache.get(key)
@@ -168,13 +168,10 @@ def score(cand: Candidate, ctx: Context) -> Scored:
     inner_exposed = sum(v for k, v in parts.items() if k.startswith("exposed_"))
     accounted = parts.get("compute", 0.0) + parts.get("recompute", 0.0) + inner_exposed + ev.optimizer
     parts["bubble"] = max(0.0, step - accounted)
-    idle = [max(0.0, step - ev.busy[r] - ev.exposed.get(r, 0.0)) / step for r in ev.busy]
-    # exposed communication inside the chunks is idle compute time already in busy? no: chunk
-    # durations include it, so subtract it from the busy time of the rank's actions
+    # the chunks' durations include the communication they leave exposed: count it per rank
     inner = {r: sum(v * m for s in range(chunks) if s % cand.pp == r
                     for k, v in times[s].parts.items() if k.startswith("exposed_")) for r in ev.busy}
     bubble = sum(max(0.0, step - ev.busy[r] - ev.exposed.get(r, 0.0)) for r in ev.busy) / (len(ev.busy) * step)
-    del idle
     exposed = max(inner[r] + ev.exposed.get(r, 0.0) for r in ev.busy)
     return Scored(feasible=True, reason="", step_time_s=step,
                   tokens_per_s=ctx.global_batch * model.seq / step, tflops_per_gpu=tflops,

@@ -220,14 +220,17 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
 
 
 def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settings | None = None,
-         workers: int | None = None, ray: str | None = None, progress: bool | None = None) -> PlanResult:
+         workers: int | None = None, ray: str | None = None, progress: bool | None = None,
+         explain: bool = False) -> PlanResult:
     """Search every configuration of *model* on *gpus* devices of *target* (a cluster model
     name like ``dgx-h100``, a :class:`~schedcc.target.Target` or a
     :class:`~schedcc.training.costs.Cluster`) for *global_batch* sequences per step.
 
     *fix* pins dimensions (``"tp=8,pp=8"`` or a dict); *workers* processes score in
     parallel (default: the number of cores; 1: in this process); *ray* scores on Ray
-    instead; *progress* forces the progress bar on or off (default: on a terminal)."""
+    instead; *progress* forces the progress bar on or off (default: on a terminal). With
+    *explain*, the winner is scored once more with ``overlap=none`` (``without_overlap``:
+    what its overlap gained, for ``--explain``)."""
     t0 = time.perf_counter()
     model.check()
     settings = settings or Settings()
@@ -263,7 +266,7 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
                      str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed)
     if scored and infeasible == len(scored):
         _too_large(res, model, ctx, fix)
-    if res.best.feasible and res.best.candidate.overlap != "none":
+    if explain and res.best.feasible and res.best.candidate.overlap != "none":
         # the search tries auto, not none, where tp > 1: score the winner once without it
         res.without_overlap = score(replace(res.best.candidate, overlap="none"), ctx)
     return res
