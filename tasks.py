@@ -2,7 +2,7 @@
 """Project tasks that work on a fresh Debian machine with nothing but python3.
 
     python3 tasks.py demo    # set up .venv, install schedcc (and Graphviz), run the lecture example
-    python3 tasks.py test    # set up the same (and the tools and Ray the tests use), then run the whole test suite
+    python3 tasks.py test    # set up the same (and the tools, Ray and torch the tests use), then run the whole test suite
     python3 tasks.py bench   # the benchmarks in bench/ (numbers: docs/performance.md)
 
 Standard library only: this file runs before anything is installed.
@@ -141,10 +141,42 @@ def ensure_ray() -> bool:
     return True
 
 
+# torch's CPU build: the PyPI default is a CUDA build of several GB that the
+# tests (CPU only: gloo, the fake process group) do not need. Tried in order:
+# a CPU wheel pip already knows of (a find-links folder: one is 2.13.0+cpu),
+# PyTorch's CPU index, then whatever plain pip resolves.
+TORCH_SOURCES = (["torch==2.13.0"],
+                 ["torch", "--index-url", "https://download.pytorch.org/whl/cpu"],
+                 ["torch"])
+
+
+def ensure_torch() -> bool:
+    """Install the torch extra (torch on the CPU, holistictraceanalysis) so that the
+    PyTorch graph and trace tests run here and in CI; where no torch installs, say so
+    and go on (those tests then skip, saying torch is not installed)."""
+    probe = "import torch, hta"
+    if subprocess.run([str(PY), "-c", probe], capture_output=True).returncode == 0:
+        return True
+    if subprocess.run([str(PY), "-c", "import torch"], capture_output=True).returncode != 0:
+        for source in TORCH_SOURCES:
+            try:
+                run([PY, "-m", "pip", "install", "-q", *source])
+                break
+            except subprocess.CalledProcessError:
+                continue
+    try:
+        run([PY, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,torch]"])
+    except subprocess.CalledProcessError:
+        say("could not install torch on this platform; the PyTorch graph and trace tests will skip")
+        return False
+    return True
+
+
 def test() -> int:
     ensure_venv()
     ensure_test_tools()
     ensure_ray()
+    ensure_torch()
     proc = subprocess.run([str(PY), "-m", "pytest", *sys.argv[2:]], cwd=ROOT)
     return proc.returncode
 

@@ -60,3 +60,23 @@ def test_test_command_installs_ray_or_goes_on_without_it(monkeypatch, capsys):
     assert tasks.ensure_ray() is False                       # no wheel: say so, do not fail the run
     assert any("[test,ray]" in c[-1] for c in calls if "pip" in c)
     assert "Ray test will skip" in capsys.readouterr().out
+
+
+def test_test_command_installs_torch_on_the_cpu_or_goes_on_without_it(monkeypatch, capsys):
+    """torch comes first from a CPU source (the PyPI default is a CUDA build of several GB);
+    where nothing installs, the run goes on and says the torch tests will skip."""
+    import subprocess
+    tasks = load_tasks()
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append([str(c) for c in cmd])
+        if cmd[1] == "-c":
+            return subprocess.CompletedProcess(cmd, 1)
+        raise subprocess.CalledProcessError(1, cmd)
+    monkeypatch.setattr(tasks.subprocess, "run", fake_run)
+    assert tasks.ensure_torch() is False
+    installs = [c for c in calls if "install" in c]
+    assert installs[0][-1] == "torch==2.13.0" and "https://download.pytorch.org/whl/cpu" in installs[1]
+    assert installs[-1][-1].endswith("[test,torch]")
+    assert "the PyTorch graph and trace tests will skip" in capsys.readouterr().out
