@@ -39,12 +39,14 @@ DEFAULT_COMMAND = "schedcc.commands.schedule"
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors exit with 2 and say what to do, as schedcc's errors do."""
+    """argparse, but a usage error is one of schedcc's errors: at its place on the
+    command line (``<command line>:1:COL: error: --x: ...``, the line, a caret), exit 2."""
+
+    argv: list[str] = []
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        sys.exit(EXIT_INPUT)
+        from schedcc.commands.values import usage_error
+        raise usage_error(self.argv, self.prog, message)
 
 
 def _load(module: str):
@@ -74,7 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = args_list[0] if args_list and args_list[0] in COMMANDS else None
     parser = build_parser(command)
-    args = parser.parse_args(args_list[1:] if command else args_list)
+    parser.argv = args_list
+    try:
+        args = parser.parse_args(args_list[1:] if command else args_list)
+    except SchedccError as err:
+        sys.stderr.write(err.render() + "\n")
+        return EXIT_INPUT
     args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
     run: Callable[[argparse.Namespace], int] = args._run
     try:
@@ -85,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         with transaction(), paused_gc():
             return run(args)
     except SchedccError as err:
-        sys.stderr.write(err.render() + "\n")
+        from schedcc.commands.values import locate_message
+        sys.stderr.write(locate_message(args_list, err).render() + "\n")
         return EXIT_INPUT
     except KeyboardInterrupt:
         sys.stderr.write("schedcc: interrupted\n")

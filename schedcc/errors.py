@@ -76,3 +76,53 @@ def located(text: str, name: str) -> Iterator[None]:
         if err.loc is not None and err.loc.file == name:
             attach_source(err, text)
         raise
+
+
+def format_bound(v: float) -> str:
+    """A bound as people write it: ``1,048,576``, ``0.001``, ``1e+18``."""
+    return f"{int(v):,}" if v == int(v) and abs(v) < 1e15 else f"{v:g}"
+
+
+def describe_range(lo: float, hi: float, integer: bool = False, above: bool = False) -> str:
+    """The range [lo, hi] in words, as errors and docs say it.
+
+    >>> describe_range(1, 1024, integer=True)
+    'a whole number from 1 to 1,024'
+    >>> describe_range(0, 1e6, above=True)
+    'a number greater than 0 and at most 1,000,000'
+    """
+    num = format_bound
+    kind = "a whole number" if integer else "a number"
+    return (f"{kind} greater than {num(lo)} and at most {num(hi)}" if above
+            else f"{kind} from {num(lo)} to {num(hi)}")
+
+
+def check_range(value, lo: float, hi: float, what: str, *, integer: bool = False, above: bool = False,
+                why: str = "", loc: Loc | None = None, focus: str | None = None) -> int | float:
+    """*value* when it is a finite number in [lo, hi] (with *above*: greater than *lo*; with
+    *integer*: whole), else a :class:`SchedccError` naming *what*, the range and *why*
+    the range ends there. Booleans and text are not numbers. O(1).
+
+    The library's entry points call it on their arguments; the command line reads the
+    same ranges with ``schedcc.commands.values``.
+
+    >>> check_range(8, 1, 1024, "gpus", integer=True)
+    8
+    >>> check_range(float("nan"), 0, 1, "efficiency")
+    Traceback (most recent call last):
+    ...
+    schedcc.errors.SchedccError: error: efficiency must be a number from 0 to 1, got nan
+    """
+    import math
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and isinstance(value, float):
+        ok = math.isfinite(value) and (not integer or value == int(value))
+        if ok and integer:
+            value = int(value)
+    if ok:
+        ok = lo <= value <= hi and not (above and value == lo)
+    if not ok:
+        reason = f" ({why})" if why else ""
+        raise SchedccError(f"{what} must be {describe_range(lo, hi, integer, above)}{reason}, got {value!r}",
+                           loc, focus=focus)
+    return value

@@ -92,11 +92,20 @@ def test_console_script_entry_point():
     assert proc.returncode == 0 and proc.stdout.startswith("schedcc ")
 
 
-@pytest.mark.parametrize("args", [["--format", "xml"], ["--priority", "best"], []])
-def test_usage_errors_exit_2(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(([str(ROOT / "examples/lecture.ir")] if args else []) + args)
-    assert exc.value.code == 2
+@pytest.mark.parametrize("args, where", [(["--format", "xml"], "xml"), (["--priority", "best"], "best"), ([], None)])
+def test_usage_errors_exit_2(args, where, capsys):
+    """A usage error is located like any input error: at its value on the command line."""
+    argv = ([str(ROOT / "examples/lecture.ir")] if args else []) + args
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "usage:" not in err and "Traceback" not in err and "'schedcc --help' lists the options" in err
+    if where:
+        head, line, caret = err.splitlines()[:3]
+        col = int(head.split(":")[2])
+        assert head.startswith(f"<command line>:1:{col}: error: {args[0]}: ")
+        assert line[2 + col - 1:].startswith(where) and caret.index("^") == 2 + col - 1
+    else:
+        assert err.startswith("error: the following arguments are required: FILE")
 
 
 def test_two_outputs_to_one_file_is_refused(tmp_path, capsys):

@@ -14,7 +14,7 @@ def test_gen_header_names_a_cluster_with_enough_devices(capsys):
     head = capsys.readouterr().out.splitlines()[1]
     assert "--target h100-8x" in head  # one node of 8, not the 128-device model
     assert main(["gen", "transformer", "--layers", "4", "--hidden", "256", "--seq", "64", "--microbatches", "4",
-                 "--dp", "8", "--tp", "4", "--pp", "4"]) == 0
+                 "--heads", "4", "--dp", "8", "--tp", "4", "--pp", "4"]) == 0
     assert "--target h100-128x" in capsys.readouterr().out.splitlines()[1]
 
 

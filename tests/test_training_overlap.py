@@ -154,7 +154,8 @@ CONFIG = st.fixed_dictionaries({
     "layers": st.sampled_from([2, 4]), "hidden": st.sampled_from([512, 1024]), "seq": st.sampled_from([256, 512]),
     "microbatches": st.integers(1, 3), "dp": st.sampled_from([1, 2, 4]), "tp": st.sampled_from([2, 4]),
     "pp": st.sampled_from([1, 2]), "sequence_parallel": st.booleans(), "zero": st.booleans(),
-    "schedule": st.sampled_from(["1f1b", "gpipe", "zb-h1"])})
+    "schedule": st.sampled_from(["1f1b", "gpipe", "zb-h1"])}).map(
+        lambda c: {**c, "zero": c["zero"] and c["dp"] > 1})  # ZeRO shards over data-parallel ranks
 
 
 @settings(max_examples=10, deadline=None)
@@ -253,8 +254,8 @@ def test_moe_layers_do_k_times_the_dense_mlp_work():
 
 @pytest.mark.parametrize("bad, message", [
     (["--experts", "6", "--ep", "4"], "must divide"), (["--ep", "2"], "needs mixture-of-experts"),
-    (["--experts", "4", "--top-k", "5"], "at most"), (["--tp-comm-overlap", "0"], "number of chunks"),
-    (["--tp-comm-overlap", "many"], "number of chunks"), (["--fb-overlap", "bf"], "needs --tp-comm-overlap"),
+    (["--experts", "4", "--top-k", "5"], "at most"), (["--tp-comm-overlap", "0"], "expected a whole number from 1 to 64"),
+    (["--tp-comm-overlap", "many"], "expected a whole number from 1 to 64"), (["--fb-overlap", "bf"], "needs --tp-comm-overlap"),
     (["--sequence-parallel", "--seq", "6", "--tp", "4"], "divide evenly")])
 def test_bad_options_are_clear_errors(bad, message, capsys):
     assert main(["gen", "transformer", "--layers", "2", "--hidden", "512", "--dp", "4", *bad]) == 2

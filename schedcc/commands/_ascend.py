@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from schedcc.commands.values import whole
 from schedcc.errors import SchedccError
 from schedcc.fileio import write_output
 
@@ -20,10 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
-    group.add_argument("--tiles", type=int, default=1, metavar="N",
+    group.add_argument("--tiles", type=whole(1, 4096, "tiles unrolled into straight-line code; 4,096 tiles "
+                                                     "are about 100,000 instructions"), default=1, metavar="N",
                        help="unroll every tile loop into straight-line code for N tiles, so that tiles "
                             "overlap (also with --pipeline)")
-    group.add_argument("--buffers", type=int, default=None, metavar="K",
+    group.add_argument("--buffers", type=whole(1, 16, "buffer copies per tile; Ascend C's BUFFER_NUM is 1 or 2"),
+                       default=None, metavar="K",
                        help="rotate each tile over K buffer copies (Ascend C's BUFFER_NUM): alone, the tile "
                             "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
                             "unrolled (default 2)")

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from schedcc.commands import exact_opts
+from schedcc.commands import exact_opts, values
 from schedcc.errors import SchedccError
 
 HELP = "compare the list scheduler with the proven optimum on every file of a directory"
@@ -52,13 +52,13 @@ def input_files(args: argparse.Namespace) -> list[Path]:
             out.append(path)
             continue
         if not path.is_dir():
-            raise exact_opts.argument_error(args, arg, f"{arg}: no such file or directory")
+            raise values.argument_error(args, arg, f"{arg}: no such file or directory")
         found = sorted(p for p in (path.rglob("*") if args.recursive else path.iterdir())
                        if p.is_file() and p.suffix in EXTENSIONS)
         if not found:
             notes = ["add -r to look into its subdirectories"] if not args.recursive and any(
                 p.is_dir() for p in path.iterdir()) else []
-            raise exact_opts.argument_error(args, arg, f"{arg} has no input files ({', '.join(EXTENSIONS)})",
+            raise values.argument_error(args, arg, f"{arg} has no input files ({', '.join(EXTENSIONS)})",
                                             notes=notes)
         out += found
     return out
@@ -93,12 +93,12 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.sched.priority import PRIORITIES
     limits = exact_opts.limits(args)
     if args.priority not in PRIORITIES:
-        raise exact_opts.option_error(args, "--priority", f"unknown priority '{args.priority}'",
+        raise values.option_error(args, "--priority", f"unknown priority '{args.priority}'",
                                       notes=[f"choose one of: {', '.join(PRIORITIES)}"])
     files = input_files(args)
     target = load_model(args)
     if target.domain == "cluster":
-        raise exact_opts.option_error(args, "--target", f"'{args.target}' is a cluster model; gap compares "
+        raise values.option_error(args, "--target", f"'{args.target}' is a cluster model; gap compares "
                                       "instruction blocks and Ascend kernels",
                                       notes=[f"a training step: schedcc STEP.ir --target {args.target} --exact"])
     options = Options(priority=args.priority, exact=True, time_limit=limits.time_limit, workers=limits.workers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from schedcc.commands.values import ITERATIONS, size
 from schedcc.fileio import STDOUT, check_output, write_output
 from schedcc.ir import print_program
 
@@ -34,16 +35,16 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", choices=("transformer",), help="the model family")
-    parser.add_argument("--layers", type=int, default=24, help="transformer layers (default 24)")
-    parser.add_argument("--hidden", type=int, default=4096, help="hidden size (default 4096)")
-    parser.add_argument("--seq", type=int, default=2048, help="sequence length (default 2048)")
-    parser.add_argument("--micro-batch", type=int, default=1, help="sequences per microbatch (default 1)")
-    parser.add_argument("--microbatches", type=int, default=16, help="microbatches per step (default 16)")
-    parser.add_argument("--heads", type=int, default=None, help="attention heads (default hidden/128)")
-    parser.add_argument("--vocab", type=int, default=51200, help="vocabulary size (default 51200)")
-    parser.add_argument("--dp", type=int, default=1, help="data-parallel degree")
-    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
-    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree (stages)")
+    parser.add_argument("--layers", type=size("layers"), default=24, help="transformer layers (default 24)")
+    parser.add_argument("--hidden", type=size("hidden"), default=4096, help="hidden size (default 4096)")
+    parser.add_argument("--seq", type=size("seq"), default=2048, help="sequence length (default 2048)")
+    parser.add_argument("--micro-batch", type=size("micro_batch"), default=1, help="sequences per microbatch (default 1)")
+    parser.add_argument("--microbatches", type=size("microbatches"), default=16, help="microbatches per step (default 16)")
+    parser.add_argument("--heads", type=size("heads"), default=None, help="attention heads (default hidden/128)")
+    parser.add_argument("--vocab", type=size("vocab"), default=51200, help="vocabulary size (default 51200)")
+    parser.add_argument("--dp", type=size("dp"), default=1, help="data-parallel degree")
+    parser.add_argument("--tp", type=size("tp"), default=1, help="tensor-parallel degree")
+    parser.add_argument("--pp", type=size("pp"), default=1, help="pipeline-parallel degree (stages)")
     parser.add_argument("--zero", action="store_true",
                         help="sharded data parallel: reduce-scatter gradients, all-gather parameters")
     parser.add_argument("--schedule", default="1f1b", choices=("gpipe", "1f1b", "zb-h1", "zb-h2"),
@@ -51,9 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sequence-parallel", action="store_true",
                         help="Megatron's sequence parallelism: all-gather before and reduce-scatter after "
                              "the tensor-parallel GEMMs, norms on 1/tp of the tokens")
-    parser.add_argument("--experts", type=int, default=0, help="mixture-of-experts layers with this many experts")
-    parser.add_argument("--top-k", type=int, default=2, help="experts per token (default 2)")
-    parser.add_argument("--ep", type=int, default=1, help="expert-parallel degree (divides --dp and --experts)")
+    parser.add_argument("--experts", type=size("experts"), default=0, help="mixture-of-experts layers with this many experts")
+    parser.add_argument("--top-k", type=size("top_k"), default=2, help="experts per token (default 2)")
+    parser.add_argument("--ep", type=size("ep"), default=1, help="expert-parallel degree (divides --dp and --experts)")
     from schedcc.commands import overlap_opts
     grp = overlap_opts.add_arguments(parser, "hiding tensor- and expert-parallel communication (docs/training.md)")
     grp.add_argument("--target", metavar="CLUSTER",
@@ -61,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     grp.add_argument("--policy", default="priority", help="policy the candidates are scheduled under (default priority)")
     grp.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                      help="override a cluster number for the choice, e.g. --set contention=0.2")
-    grp.add_argument("--iterations", type=int, default=3, help="steps simulated per candidate (default 3)")
+    grp.add_argument("--iterations", type=ITERATIONS, default=3, help="steps simulated per candidate (default 3)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the IR to OUT (default: standard output)")
 
 
@@ -88,9 +89,6 @@ def run(args: argparse.Namespace) -> int:
     if chunks is not None:
         from schedcc.commands.train import cluster_model_named
         from schedcc.emit.training import format_overlap
-        if args.iterations < 1:
-            from schedcc.errors import SchedccError
-            raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
         ov = overlap_opts.decompose(args, program, cluster_model_named(cluster, args.set_values), args.policy,
                                     args.iterations)
         program = ov.program

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 
+from schedcc.commands.values import option_error, real, whole
 from schedcc.errors import SchedccError
 
 PAIRINGS = ("off", "bf", "bf+bb", "bf+fill", "auto")
+MAX_CHUNKS = 64
+CHUNKS = whole(1, MAX_CHUNKS, "chunks per collective; past 64 each chunk's launch costs more than it hides")
 
 
 def add_arguments(parser: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
@@ -25,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser, title: str) -> argparse._Argu
                      help="pair a backward with the next forward of another microbatch (DualPipe-style): "
                           "bf, bf+bb (also the cool-down), bf+fill (weight gradients fill the gaps); "
                           "default: auto with --tp-comm-overlap auto, else off")
-    grp.add_argument("--max-activation-gib", type=float, default=None, metavar="GiB",
+    grp.add_argument("--max-activation-gib", type=real(0, 1e6, "GiB per rank; no device holds a petabyte",
+                                                      above=True), default=None, metavar="GiB",
                      help="auto may keep a candidate holding up to this much activation memory per rank "
                           "(default: no more than the step as given)")
     return grp
@@ -40,9 +44,10 @@ def mode(args: argparse.Namespace) -> tuple[int | str | None, str]:
         return None, "off"
     if text == "auto":
         return "auto", fb or "auto"
-    if not text.isdigit() or int(text) < 1:
-        raise SchedccError(f"--tp-comm-overlap: expected a number of chunks (1, 2, 4, ...) or 'auto', got '{text}'")
-    return int(text), fb or "off"
+    try:
+        return CHUNKS(text), fb or "off"
+    except argparse.ArgumentTypeError as err:
+        raise option_error(args, "--tp-comm-overlap", f"--tp-comm-overlap: {err} or 'auto'") from None
 
 
 def decompose(args: argparse.Namespace, step, target, policy: str, iterations: int, groups=None, **options):

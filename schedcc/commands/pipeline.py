@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from schedcc.commands.values import size
 from schedcc.errors import SchedccError
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
@@ -33,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the schedule to build (default 1f1b)")
     parser.add_argument("--import", dest="import_file", metavar="FILE",
                         help="evaluate per-rank action lists (one rank per line, or JSON list of lists)")
-    parser.add_argument("--stages", type=int, default=4, help="pipeline stages = ranks (default 4)")
-    parser.add_argument("--microbatches", type=int, default=8, help="microbatches per step (default 8)")
-    parser.add_argument("--virtual", type=int, default=2, help="stages per rank for interleaved (default 2)")
+    parser.add_argument("--stages", type=size("pp"), default=4, help="pipeline stages = ranks (default 4)")
+    parser.add_argument("--microbatches", type=size("microbatches"), default=8, help="microbatches per step (default 8)")
+    parser.add_argument("--virtual", type=size("virtual"), default=2, help="stages per rank for interleaved (default 2)")
     parser.add_argument("--memory-limit", metavar="N",
                         help="per-rank activation limit: microbatch activations of one stage (e.g. 4), "
                              "or bytes with --target (e.g. 20GiB)")
@@ -46,12 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set net_bw=25GB/s")
     model = parser.add_argument_group("model (with --target)")
-    model.add_argument("--layers", type=int, default=24)
-    model.add_argument("--hidden", type=int, default=4096)
-    model.add_argument("--seq", type=int, default=2048)
-    model.add_argument("--micro-batch", type=int, default=1)
-    model.add_argument("--tp", type=int, default=1, help="tensor parallelism inside each stage")
-    model.add_argument("--dp", type=int, default=1, help="data parallelism (spaces the pipeline ranks apart)")
+    model.add_argument("--layers", type=size("layers"), default=24)
+    model.add_argument("--hidden", type=size("hidden"), default=4096)
+    model.add_argument("--seq", type=size("seq"), default=2048)
+    model.add_argument("--micro-batch", type=size("micro_batch"), default=1)
+    model.add_argument("--tp", type=size("tp"), default=1, help="tensor parallelism inside each stage")
+    model.add_argument("--dp", type=size("dp"), default=1, help="data parallelism (spaces the pipeline ranks apart)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace")
     parser.add_argument("--timeline", metavar="OUT.svg", help="draw ranks x time (.svg or .png)")

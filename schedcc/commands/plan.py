@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from schedcc.commands.values import size, whole
 from schedcc.errors import SchedccError
 
 HELP = "search dp/tp/pp/cp, microbatching, ZeRO and recomputation for a model on a cluster"
@@ -37,32 +38,32 @@ PLANNER_TARGETS = ("the planner's cluster models: dgx-a100, dgx-h100, ascend910b
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from schedcc.planner.model import preset_names
     parser.add_argument("model", help="'transformer' (give its sizes) or a named model: " + ", ".join(preset_names()))
-    parser.add_argument("--gpus", type=int, required=True, help="devices to use (the node count follows)")
-    parser.add_argument("--global-batch", type=int, required=True, help="sequences per optimizer step")
+    parser.add_argument("--gpus", type=size("gpus"), required=True, help="devices to use (the node count follows)")
+    parser.add_argument("--global-batch", type=size("global_batch"), required=True, help="sequences per optimizer step")
     parser.add_argument("-t", "--target", required=True, help="cluster model: dgx-h100, dgx-a100, ascend910b-cluster")
     parser.add_argument("--fix", metavar="K=V,...", action="append",
                         help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute "
                              "(none, selective, full, partial), recompute_layers (per model chunk, with partial), sp, "
                              "overlap (e.g. --fix tp=8,pp=8); the rest are searched")
-    parser.add_argument("--top", type=int, default=10, help="rows of the table (default 10)")
+    parser.add_argument("--top", type=whole(1, 100_000, "rows printed"), default=10, help="rows of the table (default 10)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
     parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
     run = parser.add_argument_group("where candidates are scored")
-    run.add_argument("--workers", type=int, default=None, help="processes (default: the number of cores; 1: none)")
+    run.add_argument("--workers", type=whole(1, 1024, "processes on this machine"), default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                      help="progress bar on stderr (default: on a terminal, for searches over 2 s)")
     model = parser.add_argument_group("model sizes (for 'transformer', or to override a named model)")
-    model.add_argument("--layers", type=int)
-    model.add_argument("--hidden", type=int)
-    model.add_argument("--heads", type=int)
-    model.add_argument("--kv-heads", type=int, help="key/value heads (grouped-query attention; default: --heads)")
-    model.add_argument("--ffn-hidden", type=int, help="MLP width (default 4 x hidden)")
-    model.add_argument("--seq", type=int, help="sequence length")
-    model.add_argument("--vocab", type=int)
+    model.add_argument("--layers", type=size("layers"))
+    model.add_argument("--hidden", type=size("hidden"))
+    model.add_argument("--heads", type=size("heads"))
+    model.add_argument("--kv-heads", type=size("kv_heads"), help="key/value heads (grouped-query attention; default: --heads)")
+    model.add_argument("--ffn-hidden", type=size("ffn_hidden"), help="MLP width (default 4 x hidden)")
+    model.add_argument("--seq", type=size("seq"), help="sequence length")
+    model.add_argument("--vocab", type=size("vocab"))
     model.add_argument("--mlp", choices=("gelu", "swiglu"))
     model.add_argument("--dropout", action="store_true", default=None, help="dropout after attention and MLP")
     model.add_argument("--tied-embeddings", action="store_true", default=None, help="output layer shares the embedding")
@@ -73,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="reduce gradients after the last backward instead of under it")
     fw.add_argument("--no-param-gather-overlap", action="store_true",
                     help="ZeRO 1/2: gather weights after the optimizer instead of under the first forwards")
-    fw.add_argument("--grad-reduce-bytes", type=int, choices=(2, 4), default=4,
+    fw.add_argument("--grad-reduce-bytes", type=whole(2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
+                    choices=(2, 4), default=4,
                     help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, FSDP) (default 4)")
     fw.add_argument("--fp32-params", action="store_true",
                     help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
@@ -108,10 +110,6 @@ def run(args: argparse.Namespace) -> int:
     check_outputs({"--svg": args.svg, "--output": args.output})
     if args.svg and not args.svg.lower().endswith((".svg", ".png")):
         raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
-    if args.top < 1:
-        raise SchedccError(f"--top must be at least 1, got {args.top}")
-    if args.workers is not None and args.workers < 1:
-        raise SchedccError(f"--workers must be at least 1, got {args.workers}")
     if args.ray and args.workers is not None:
         raise SchedccError("--ray and --workers: choose one (Ray schedules its own workers)")
     model = build_model(args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from schedcc.commands.values import whole
 from schedcc.errors import SchedccError, located
 from schedcc.fileio import read_input
 from schedcc.frontends.ir_text import parse, parse_number
@@ -27,12 +28,14 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="program in schedcc IR (.ir); '-' reads standard input")
     parser.add_argument("--function", "-f", metavar="F", help="function to run (default: main, else the first)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the arguments not set (default 0)")
+    parser.add_argument("--seed", type=whole(0, 2**32 - 1, "a 32-bit seed"), default=0, help="seed for the arguments not set (default 0)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a parameter (NAME=5, NAME=2.5) or an array (NAME=1,2,3); repeatable")
-    parser.add_argument("--array-size", type=int, default=64, metavar="N",
+    parser.add_argument("--array-size", type=whole(1, 1_000_000, "elements per array; every element is printed"),
+                        default=64, metavar="N",
                         help="elements of every array not set (default 64)")
-    parser.add_argument("--max-steps", type=int, default=10_000_000, metavar="N",
+    parser.add_argument("--max-steps", type=whole(1, 20_000_000, "about 40 s of interpretation at 2 us a step"),
+                        default=10_000_000, metavar="N",
                         help="stop after N instructions (default 10,000,000)")
 
 

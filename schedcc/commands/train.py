@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
 
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
@@ -38,11 +39,11 @@ def add_training_arguments(parser: argparse.ArgumentParser, policy: bool = True)
                      help="override a cluster number, e.g. --set link_bw=200GB/s (repeatable)")
     grp.add_argument("--group", action="append", metavar="NAME=SIZE", dest="group_sizes",
                      help="size of a group whose collectives give no 'ranks', e.g. --group dp=8")
-    grp.add_argument("--iterations", type=int, default=3,
+    grp.add_argument("--iterations", type=ITERATIONS, default=3,
                      help="steps simulated; the one before the last is measured (default 3)")
-    grp.add_argument("--bucket-mb", type=float, default=25.0, help="ddp bucket size in MiB (default 25)")
-    grp.add_argument("--partition-mb", type=float, default=16.0, help="priority chunk size in MiB (default 16)")
-    grp.add_argument("--credit-mb", type=float, default=None,
+    grp.add_argument("--bucket-mb", type=MIB, default=25.0, help="ddp bucket size in MiB (default 25)")
+    grp.add_argument("--partition-mb", type=MIB, default=16.0, help="priority chunk size in MiB (default 16)")
+    grp.add_argument("--credit-mb", type=MIB, default=None,
                      help="priority: MiB in flight at once (default: one chunk)")
     grp.add_argument("--trace", metavar="OUT.json", help="write a Chrome trace (Perfetto, chrome://tracing)")
     grp.add_argument("--timeline", metavar="OUT.svg", help="draw ranks x time as .svg or .png")
@@ -83,8 +84,6 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
 def step_options(args: argparse.Namespace, policy: str | None = None):
     """The job options of a training step from the command line."""
     from schedcc.driver.job import Options
-    if args.iterations < 1:
-        raise SchedccError(f"--iterations must be at least 1, got {args.iterations}")
     policy = policy or args.policy
     exact = {}
     if getattr(args, "exact", False):

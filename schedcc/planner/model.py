@@ -38,6 +38,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from schedcc.errors import SchedccError
+from schedcc.training.limits import check_layout, check_size
 
 PRESETS_FILE = Path(__file__).resolve().parent / "models.toml"
 
@@ -77,13 +78,14 @@ class ModelSpec:
         return self.mlp == "swiglu"
 
     def check(self) -> None:
+        """The sizes in their ranges (:mod:`schedcc.training.limits`, shared with ``gen``)."""
         for key in ("layers", "hidden", "heads", "seq", "vocab"):
-            if getattr(self, key) < 1:
-                raise SchedccError(f"--{key} must be at least 1, got {getattr(self, key)}")
-        if self.hidden % self.heads:
-            raise SchedccError(f"--hidden ({self.hidden}) must be a multiple of --heads ({self.heads})")
-        if self.kv < 1 or self.heads % self.kv:
-            raise SchedccError(f"--kv-heads ({self.kv}) must divide --heads ({self.heads})")
+            check_size(key, getattr(self, key))
+        if self.kv_heads:
+            check_size("kv_heads", self.kv_heads)
+        if self.ffn:
+            check_size("ffn_hidden", self.ffn)
+        check_layout(hidden=self.hidden, heads=self.heads, kv_heads=self.kv)
         if self.mlp not in ("gelu", "swiglu"):
             raise SchedccError(f"unknown MLP '{self.mlp}'", notes=["choose gelu or swiglu"])
 

@@ -37,9 +37,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 
 DEFAULT_TIME_LIMIT = 10.0
+
+
+MAX_TIME_LIMIT = 86_400
+TIME_LIMIT_WHY = "seconds; a day at most"
+MAX_WORKERS = 256
+WORKERS_WHY = "CP-SAT's search threads; more is refused by the solver or starves the machine"
 
 
 @dataclass(frozen=True)
@@ -52,10 +58,9 @@ class Limits:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not self.time_limit > 0:
-            raise SchedccError(f"the time limit must be a positive number of seconds, got {self.time_limit:g}")
-        if self.workers < 1:
-            raise SchedccError(f"the solver needs at least one worker, got {self.workers}")
+        check_range(self.time_limit, 0, MAX_TIME_LIMIT, "the time limit", above=True, why=TIME_LIMIT_WHY)
+        check_range(self.workers, 1, MAX_WORKERS, "the solver's workers", integer=True, why=WORKERS_WHY)
+        check_range(self.seed, 0, 2**31 - 1, "the solver's seed", integer=True, why="CP-SAT's seed is a 32-bit int")
 
     def share(self, fraction: float) -> "Limits":
         """The same settings with *fraction* of the time (at least 0.05 s)."""

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from schedcc.errors import SchedccError
 from schedcc.ir import Attr, Block, Function, Instr, Program, Reg
+from schedcc.training.limits import check_layout, check_size
 from schedcc.training.moe import MoE
 from schedcc.training.pipeline import gpipe, one_f_one_b, zero_bubble
 from schedcc.training.pipeline_graph import Action, StageCosts
@@ -62,33 +63,44 @@ class TransformerConfig:
     ep: int = 1                       # expert-parallel degree (divides dp and experts)
 
     def check(self) -> None:
-        for name in ("layers", "hidden", "seq", "micro_batch", "microbatches", "dp", "tp", "pp", "vocab"):
-            if getattr(self, name) < 1:
-                raise SchedccError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        """The sizes in their ranges and the layout one that runs (:mod:`schedcc.training.limits`)."""
+        for name in ("layers", "hidden", "seq", "micro_batch", "microbatches", "dp", "tp", "pp", "vocab", "experts",
+                     "top_k", "ep"):
+            check_size(name, getattr(self, name))
+        for name in ("heads", "ffn"):
+            if getattr(self, name) is not None:
+                check_size("ffn_hidden" if name == "ffn" else name, getattr(self, name))
+        heads = self.heads or max(1, self.hidden // 128)
+        if self.heads is None and self.hidden % heads:
+            raise SchedccError(f"--hidden ({self.hidden}) is not a multiple of 128, the default head width: "
+                               "give --heads")
+        check_layout(hidden=self.hidden, heads=heads, layers=self.layers, tp=self.tp, pp=self.pp, dp=self.dp,
+                     sequence_parallel=self.sequence_parallel, zero=self.zero, experts=self.experts,
+                     top_k=self.top_k, ep=self.ep, seq=self.seq, micro_batch=self.micro_batch)
         if self.layers % self.pp:
             raise SchedccError(f"--layers ({self.layers}) must be a multiple of --pp ({self.pp})")
-        if self.hidden % self.tp:
-            raise SchedccError(f"--hidden ({self.hidden}) must be a multiple of --tp ({self.tp})")
-        if self.sequence_parallel and (self.seq * self.micro_batch) % self.tp:
-            raise SchedccError(f"--sequence-parallel splits the {self.seq * self.micro_batch} tokens of a "
-                               f"microbatch over --tp {self.tp}: they must divide evenly")
-        if self.experts < 0 or self.ep < 1 or self.top_k < 1:
-            raise SchedccError("--experts must be at least 0, --top-k and --ep at least 1")
-        if self.ep > 1 and not self.experts:
-            raise SchedccError(f"--ep {self.ep} needs mixture-of-experts layers: give --experts")
-        if self.experts:
-            if self.top_k > self.experts:
-                raise SchedccError(f"--top-k ({self.top_k}) must be at most --experts ({self.experts})")
-            if self.experts % self.ep or self.dp % self.ep:
-                raise SchedccError(f"--ep ({self.ep}) must divide --experts ({self.experts}) and --dp ({self.dp})",
-                                   notes=["expert parallelism takes its ranks from the data-parallel group"])
+        if self.layers * self.microbatches > MAX_LAYER_MICROBATCHES:
+            raise SchedccError(f"--layers {self.layers} x --microbatches {self.microbatches} is "
+                               f"{self.layers * self.microbatches:,} layer passes; at most "
+                               f"{MAX_LAYER_MICROBATCHES:,} are generated (about 500,000 operators, 15 s and 1 GB)",
+                               notes=["fewer microbatches give the same per-microbatch picture; the planner "
+                                      "(schedcc plan) prices long pipelines without unrolling them"])
         if self.schedule not in ("gpipe", "1f1b", "zb-h1", "zb-h2"):
             raise SchedccError(f"unknown pipeline order '{self.schedule}' for the generator",
                                notes=["choose gpipe, 1f1b, zb-h1 or zb-h2 (schedcc pipeline evaluates the others)"])
 
 
+MAX_LAYER_MICROBATCHES = 20_000
+MAX_NUMBER = 1e18  # the IR's numbers are at most this (docs/ir.md)
+
+
 def _num(value: float) -> Attr:
-    """An attribute for a size: an integer when it is one (FLOPs, bytes), else a float."""
+    """An attribute for a size: an integer when it is one (FLOPs, bytes), else a float; a
+    size past the IR's numbers (1e18) is an error naming the sizes that make it."""
+    if abs(value) > MAX_NUMBER:
+        raise SchedccError(f"these sizes give an operator of {value:.3g} FLOPs or bytes; the IR's numbers are at "
+                           "most 1e18", notes=["choose a smaller --hidden, --seq, --micro-batch, --ffn-hidden or "
+                                               "--vocab"])
     if value == int(value) and abs(value) < 2**53:
         return Attr(int(value))
     return Attr(float(value))

@@ -47,7 +47,7 @@ from typing import Callable, Hashable
 
 import networkx as nx
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.training.costs import ticks
 from schedcc.training.graph import TrainingGraph
 
@@ -179,8 +179,8 @@ def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, first_bucket_mb: float = 1.0
     """PyTorch DDP: gradient all-reduces merged into buckets of *bucket_mb* MiB
     (the first one *first_bucket_mb*, as PyTorch caps it so that communication
     starts early)."""
-    if bucket_mb <= 0 or first_bucket_mb <= 0:
-        raise SchedccError(f"--bucket-mb must be positive, got {bucket_mb:g}")
+    check_range(bucket_mb, *MIB_RANGE, "--bucket-mb", why=MIB_WHY)
+    check_range(first_bucket_mb, *MIB_RANGE, "the first bucket's size", why=MIB_WHY)
     g = _copy(tg)
     limit = bucket_mb * MiB
     by_rank: dict[int, list] = {}
@@ -238,18 +238,19 @@ def _layer_keys(tg: TrainingGraph, g: nx.DiGraph) -> dict[Hashable, float]:
 
 
 MAX_CHUNKS = 256
+MIB_RANGE = (0.001, 1_048_576)  # bucket, partition and credit sizes in MiB
+MIB_WHY = "MiB, from a kilobyte to a tebibyte"
 
 
 def priority(tg: TrainingGraph, partition_mb: float = 16.0, credit_mb: float | None = None, **_) -> Plan:
     """ByteScheduler: chunked data-parallel tensors, queued by layer, preemptible per chunk."""
-    if partition_mb <= 0:
-        raise SchedccError(f"--partition-mb must be positive, got {partition_mb:g}")
-    credit_mb = partition_mb if credit_mb is None else credit_mb
+    check_range(partition_mb, *MIB_RANGE, "--partition-mb", why=MIB_WHY)
+    credit_mb = partition_mb if credit_mb is None else check_range(credit_mb, *MIB_RANGE, "--credit-mb", why=MIB_WHY)
     if credit_mb < partition_mb:
         raise SchedccError(f"--credit-mb ({credit_mb:g}) must be at least --partition-mb ({partition_mb:g})")
     g = _copy(tg)
     keys = _layer_keys(tg, g)
-    share = max(1, int(credit_mb // partition_mb))
+    share = min(MAX_CHUNKS, max(1, int(credit_mb // partition_mb)))  # chunks in flight at once
     cluster = replace(tg.cluster, comm_efficiency=tg.cluster.comm_efficiency / share)
     part = partition_mb * MiB
     prio: dict[Hashable, float] = {}
