@@ -29,6 +29,8 @@ def exact_line(info, unit: str = "cycle", show: Callable[[int], str] | None = No
     """The verdict on one exact solve (:class:`~schedcc.sched.exact.ExactInfo`). *show*
     formats an amount (default: "N cycles"); *unit* names one in the difference."""
     show = show or (lambda v: _plural(v, unit))
+    if getattr(info.heuristic, "input_order", False):
+        heuristic += " (the original order, kept: shorter than the list scheduler's own)"
     lost = info.heuristic_makespan - info.makespan
     if info.optimal and info.proof == "lower bound":
         return (f"exact: optimal (proven) {show(info.makespan)}: the {heuristic} meets the lower bound, "

@@ -71,6 +71,8 @@ class BlockCheck:
     stalls: dict[int, str] = field(default_factory=dict)  # original index -> why it waited
     original_cycles: int = 0
     scheduler_cycles: int = 0
+    scheduler_kept_original: bool = False               # the list schedule was longer: the original order kept
+    list_cycles: int = 0                                # what the list schedule itself took
     lower_bound: int = 0
     bound_reason: str = ""
     dag: SchedGraph | None = None
@@ -144,6 +146,8 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     bound = lower_bound(dag)
     res.original_cycles = simulate_in_order(original, target, dag).makespan
     res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
+    res.scheduler_kept_original = sched.input_order
+    res.list_cycles = sched.list_makespan if sched.input_order else sched.makespan
     order = _match(student, original, res.problems)
     if res.problems:
         return res
