@@ -63,7 +63,8 @@ def modulo_exact_lines(info, heuristic_name: str) -> list[str]:
     else:
         theirs = f"{heuristic_name} found II {info.heuristic_ii} too"
     regs = (f"MaxLive {info.max_live}, the fewest at this II (proven)" if info.max_live_status == "optimal"
-            else f"MaxLive {info.max_live}, at least {info.max_live_bound} needed (the search stopped)")
+            else f"MaxLive {info.max_live}, at least {info.max_live_bound} needed (the "
+            f"{info.stopped.removesuffix(' (registers)') or 'time limit'} stopped the search)")
     return [f"exact (CP-SAT): {verdict}; {theirs}",
             f"exact registers: {regs}; {info.seconds:.2f} s in all, stages below {info.stages_bound}"]
 
