@@ -67,3 +67,19 @@ def test_a_graph_without_an_input_order_keeps_the_list_schedule():
     dag = build_dag(block_of(DIVIDES), "la664")
     s = list_schedule(dag.replace(topological=False))
     assert not s.input_order and s.makespan == 30
+
+
+def test_two_hundred_random_la664_blocks():
+    """The issue's sample: 200 random blocks (bench/gen_block.py, 8-40 instructions) on la664,
+    every priority, with and without repair: never longer than the order given."""
+    import sys
+    sys.path.insert(0, "bench")
+    from gen_block import random_block
+    tgt = load_target("la664")
+    for seed in range(200):
+        block = block_of(random_block(8 + seed % 33, seed))
+        dag = build_dag(block, tgt)
+        original = simulate_in_order(block, tgt, dag).makespan
+        for priority in PRIORITIES:
+            for repair in (True, False):
+                assert list_schedule(dag, priority=priority, repair=repair).makespan <= original, (seed, priority)
