@@ -120,6 +120,7 @@ def parse_report(text: str) -> Report:
     >>> r = parse_report('''[0] Code Region - r0
     ... Total Cycles:      4
     ... Dispatch Width:    2
+    ... Instruction Info:
     ... [1]    [2]    [3]    [4]    [5]    [6]    Instructions:
     ...  1      3     0.50                        add	a0, a1, a2
     ...
@@ -144,14 +145,14 @@ def parse_report(text: str) -> Report:
         reg.cycles = int(m.group(1)) if m else 0
         m = re.search(r"Dispatch Width:\s+(\d+)", body)
         width = max(width, int(m.group(1)) if m else 0)
-        reg.latency = [int(row.split()[1]) for row in _rows(body, "[6]    Instructions:")]
+        reg.latency = [int(row.split()[1]) for row in _rows(body, "Instruction Info:")]
         columns = []
         for m in _RESOURCE.finditer(body):
             name = m.group(3)
             columns.append(name)
             if m.group(2) is None or int(m.group(2)) + 1 > resources.get(name, 0):
                 resources[name] = 1 if m.group(2) is None else int(m.group(2)) + 1
-        for row in _rows(body, "Resource pressure by instruction:", skip=1):
+        for row in _rows(body, "Resource pressure by instruction:"):
             cells = row.split()[:len(columns)]
             held: dict[str, float] = {}
             for name, cell in zip(columns, cells):
@@ -163,12 +164,15 @@ def parse_report(text: str) -> Report:
     return Report(width, resources, regions)
 
 
-def _rows(body: str, header: str, skip: int = 0) -> list[str]:
-    at = body.find(header)
+def _rows(body: str, section: str) -> list[str]:
+    """The rows of the table under *section*'s column header (the line ending 'Instructions:')."""
+    at = body.find(section)
     if at < 0:
         return []
+    lines = body[at:].splitlines()
+    start = next((k for k, line in enumerate(lines) if line.rstrip().endswith("Instructions:")), len(lines))
     out = []
-    for line in body[at:].splitlines()[1 + skip:]:
+    for line in lines[start + 1:]:
         if not line.strip():
             break
         out.append(line)
@@ -232,8 +236,9 @@ class Probes:
     samples: list[tuple[str, str]]   # (opcode, assembly of one or more lines)
     no_code: list[str]
     assumed: dict[str, str]          # opcode llvm-mca cannot model -> the sample it is costed like
-    order: str                       # the in-order question
-    order_index: int
+    order: str                       # in order or not: an out-of-order core starts ...
+    order_index: int                 # ... this instruction of it at once
+    writeback: str                   # results written in order or not: a short instruction after a long one
 
 
 def llvm_triples() -> list[str]:
@@ -258,7 +263,7 @@ def load_probes(triple: str) -> Probes:
     samples += list(data.get("pseudo", {}).items()) + list(data.get("generic", {}).items())
     order = data["order"]
     return Probes(triple, data["target"].get("mattr", ""), samples, list(data.get("no_code", {}).get("opcodes", [])),
-                  dict(data.get("assumed", {})), order["code"], order["independent"])
+                  dict(data.get("assumed", {})), order["code"], order["independent"], data["writeback"]["code"])
 
 
 def _regions(asm: list[str]) -> str:
@@ -268,7 +273,7 @@ def _regions(asm: list[str]) -> str:
 def ask_mca(triple: str, cpu: str, probes: Probes, tmp: Path) -> tuple[Report, Report]:
     """(``--instruction-tables`` report, one-iteration timeline report) of every sample."""
     src = tmp / "samples.s"
-    src.write_text(_regions([code for _, code in probes.samples] + [probes.order]))
+    src.write_text(_regions([code for _, code in probes.samples] + [probes.order, probes.writeback]))
     base = [tool(MCA), f"-mtriple={triple}", f"-mcpu={cpu}"] + ([f"-mattr={probes.mattr}"] if probes.mattr else [])
     reports = []
     for extra in (["--instruction-tables"], ["-iterations=1", "-timeline", "-instruction-info=false"]):
@@ -298,8 +303,8 @@ def build_model(triple: str, cpu: str, probes: Probes, tables: Report, runs: Rep
                 command: str) -> str:
     """The TOML text of the machine model llvm-mca's answers describe."""
     n = len(probes.samples)
-    if len(tables.regions) != n + 1 or len(runs.regions) != n + 1:
-        raise SchedccError(f"llvm-mca answered {len(tables.regions)} of the {n + 1} samples for {triple} {cpu}")
+    if len(tables.regions) != n + 2 or len(runs.regions) != n + 2:
+        raise SchedccError(f"llvm-mca answered {len(tables.regions)} of the {n + 2} samples for {triple} {cpu}")
     counts = tables.resources
     width = max(1, runs.dispatch_width)
     classes: dict[Cost, list[str]] = {}
@@ -320,6 +325,9 @@ def build_model(triple: str, cpu: str, probes: Probes, tables: Report, runs: Rep
     order = runs.regions[n]
     first_latency = tables.regions[n].latency[0]
     in_order = len(order.dispatch) > probes.order_index and order.dispatch[probes.order_index] >= first_latency
+    # the second instruction of the write-back sample waits until its result comes after the first's
+    wb, wb_lat = runs.regions[n + 1], tables.regions[n + 1].latency
+    in_order_writeback = len(wb.dispatch) == 2 and wb.dispatch[1] + wb_lat[1] >= wb_lat[0] > wb_lat[1] + 1
     unit_names = {r: _unit_name(r) for r in counts}
     description = (f"{cpu} ({triple}) from LLVM: {width}-wide, "
                    f"{'in order' if in_order else 'out of order'}, {len(counts)} resources (imported with llvm-mca)")
@@ -334,6 +342,9 @@ def build_model(triple: str, cpu: str, probes: Probes, tables: Report, runs: Rep
            f"description = {_toml_str(description)}",
            f"issue_width = {width}",
            f"in_order = {'true' if in_order else 'false'}",
+           f"in_order_writeback = {'true' if in_order_writeback else 'false'}"
+           + ("  # llvm-mca writes results in issue order: a later instruction never completes first"
+              if in_order_writeback else ""),
            'stages = ["IF", "ID", "EX", "WB"]',
            "",
            "[dependences]",
