@@ -32,14 +32,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     grp.add_argument("--from-llvm", nargs=2, metavar=("TRIPLE", "CPU"),
                      help="the LLVM triple and CPU whose scheduling model to import (llvm-mca-16 must be installed)")
     grp.add_argument("--name", help="the model's name (default: the CPU's)")
+    grp.add_argument("--alias", action="append", default=[], help="another name for the model (repeatable)")
     grp.add_argument("-o", "--output", metavar="OUT.toml", help="write the model here (default: standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "import" or args.from_llvm:
         return _import(args)
-    if args.name or args.output:
-        raise SchedccError(f"{'--name' if args.name else '--output'} goes with 'schedcc targets import --from-llvm'")
+    for option, given in (("--name", args.name), ("--alias", args.alias), ("--output", args.output)):
+        if given:
+            raise SchedccError(f"{option} goes with 'schedcc targets import --from-llvm TRIPLE CPU'")
     if args.show:
         t = load_target(args.show)
         print(f"{t.name}: {t.description}")
@@ -88,8 +90,9 @@ def _import(args: argparse.Namespace) -> int:
     check_outputs({"--output": args.output})
     triple, cpu = args.from_llvm
     out = args.output or STDOUT
-    command = f"schedcc targets import --from-llvm {triple} {cpu}" + (f" --name {args.name}" if args.name else "")
-    text = import_llvm_model(triple, cpu, args.name, command)
+    command = (f"schedcc targets import --from-llvm {triple} {cpu}" + (f" --name {args.name}" if args.name else "")
+               + "".join(f" --alias {a}" for a in args.alias))
+    text = import_llvm_model(triple, cpu, args.name, command, tuple(args.alias))
     model = parse_target(text, out)  # what is written loads
     write_output(out, text)
     if out != STDOUT:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
@@ -45,6 +46,7 @@ from schedcc.frontends.ir_text import syntax_error
 from schedcc.frontends.source import Source
 
 ISA = "riscv64"
+REGISTER_LIKE = re.compile(r"(x|f|a|s|t|fa|fs|ft)\d+")
 
 
 def _abi_names() -> dict[str, str]:
@@ -151,8 +153,8 @@ class _Decoder:
         kind = op[0]
         if kind == "name":
             name = str(op[1])
-            if name in ABI_NAMES:
-                return self.reg(op, mnemonic)
+            if name in ABI_NAMES or REGISTER_LIKE.fullmatch(name):
+                return self.reg(op, mnemonic)  # a register, or a misspelt one (a9, x32): an error
             return Sym(name)  # a symbol, a label, a rounding mode (rtz) or a fence set (rw)
         if kind == "imm":
             return Const(self.immediate(op[1]), str(op[1]))

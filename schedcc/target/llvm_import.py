@@ -300,7 +300,7 @@ def _toml_str(s: str) -> str:
 
 
 def build_model(triple: str, cpu: str, probes: Probes, tables: Report, runs: Report, name: str,
-                command: str) -> str:
+                command: str, aliases: tuple[str, ...] = ()) -> str:
     """The TOML text of the machine model llvm-mca's answers describe."""
     n = len(probes.samples)
     if len(tables.regions) != n + 2 or len(runs.regions) != n + 2:
@@ -339,6 +339,7 @@ def build_model(triple: str, cpu: str, probes: Probes, tables: Report, runs: Rep
            "# --instruction-tables says each resource is held. Edit freely: it is ordinary data.",
            "[target]",
            f"name = {_toml_str(name)}",
+           *([f"aliases = [{', '.join(_toml_str(a) for a in aliases)}]"] if aliases else []),
            f"description = {_toml_str(description)}",
            f"issue_width = {width}",
            f"in_order = {'true' if in_order else 'false'}",
@@ -384,7 +385,8 @@ def _unit_name(resource: str) -> str:
     return short if short and short[0].isalpha() else resource
 
 
-def import_llvm_model(triple: str, cpu: str, name: str | None = None, command: str = "") -> str:
+def import_llvm_model(triple: str, cpu: str, name: str | None = None, command: str = "",
+                      aliases: tuple[str, ...] = ()) -> str:
     """The TOML text of a schedcc machine model of *cpu* from LLVM's scheduling model
     under *triple* (module docstring). Two llvm-mca runs over every sample."""
     import tempfile
@@ -393,4 +395,4 @@ def import_llvm_model(triple: str, cpu: str, name: str | None = None, command: s
         tables, runs = ask_mca(triple, cpu, probes, Path(tmp))
     name = name or cpu
     command = command or f"schedcc targets import --from-llvm {triple} {cpu}"
-    return build_model(triple, cpu, probes, tables, runs, name, command)
+    return build_model(triple, cpu, probes, tables, runs, name, command, tuple(aliases))
