@@ -92,6 +92,10 @@ def summary_line(res: BlockResult) -> str:
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
     check = "verified" if res.verified else "not verified (--no-verify)"
+    if res.schedule.kept_original is not None:
+        return (f"makespan {_cycles(res.makespan)}: the original order is kept (the list schedule took "
+                f"{_cycles(res.schedule.kept_original)}); lower bound {bound.value} ({bound.limited_by}){optimal}; "
+                f"{check}")
     return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
             f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
