@@ -24,6 +24,9 @@ from typing import Iterator
 from schedcc.ir import Loc
 
 
+SHOWN = 100  # characters of a long source line shown around the caret
+
+
 @dataclass
 class SchedccError(Exception):
     """An error in the user's input (program, machine model, options)."""
@@ -43,8 +46,14 @@ class SchedccError(Exception):
         lines = [head]
         if self.loc is not None and self.source_line is not None:
             text = self.source_line.rstrip("\n").expandtabs(1)
+            col, width = max(self.loc.col - 1, 0), max(self.width, 1)
+            if len(text) > SHOWN:  # a window of a long line around the caret
+                start = max(0, min(col - SHOWN // 2, len(text) - SHOWN))
+                text = ("..." if start else "") + text[start:start + SHOWN] + ("..." if start + SHOWN < len(text) else "")
+                col = col - start + (3 if start else 0)
+                width = min(width, SHOWN - (col - (3 if start else 0)))
             lines.append(f"  {text}")
-            lines.append("  " + " " * max(self.loc.col - 1, 0) + "^" + "~" * max(self.width - 1, 0))
+            lines.append("  " + " " * col + "^" + "~" * max(width - 1, 0))
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 

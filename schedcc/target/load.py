@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import decode_text
+from schedcc.fileio import check_nesting, decode_text
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -37,6 +37,7 @@ CLASS_KEYS = frozenset({"opcodes", "units", "latency", "occupancy", "also", "lat
 # The largest values a model may give (docs/targets.md): beyond them a model is a
 # mistake, and a unit count of 10^8 would make every scheduler crawl.
 MAX_UNITS = 1024          # instances of one unit group, and the issue width
+MAX_NESTING = 64          # brackets inside brackets in a TOML file (tomllib recurses per level)
 MAX_CYCLES = 1_000_000    # latencies, occupancies, cycles an extra resource is held
 MAX_NUMBER = 1e18         # parameters and rates
 
@@ -141,6 +142,7 @@ def key_location(text: str, key: str, path: str) -> Loc | None:
 
 def parse_target(text: str, path: str = "<target>") -> Target:
     """Build a :class:`Target` from TOML *text*; errors name *path* and the key."""
+    check_nesting(text, path, MAX_NESTING)  # tomllib recurses per level
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

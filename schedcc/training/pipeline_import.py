@@ -19,6 +19,7 @@ import re
 from dataclasses import replace
 
 from schedcc.errors import SchedccError
+from schedcc.fileio import check_nesting
 from schedcc.ir import Loc
 from schedcc.target import Target
 from schedcc.training.pipeline_graph import Action, StageCosts, parse_action
@@ -62,6 +63,7 @@ def parse_schedule_text(text: str, filename: str = "<schedule>") -> list[list[Ac
 
 def _parse_json(text: str, filename: str) -> list[list[Action]]:
     try:
+        check_nesting(text, filename, 32, comment="\0")  # a JSON list of lists of actions: 3 levels
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise SchedccError(f"invalid JSON: {err.msg}", Loc(filename, err.lineno, err.colno),
