@@ -61,10 +61,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _size(text: str) -> float:
     from schedcc.frontends.ir_text import UNIT_SCALE
     import re
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
         raise SchedccError(f"--memory-limit: cannot read '{text}'", notes=["write a number, or bytes like 20GiB"])
-    return float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    value = float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    if not 0 < value <= 1e18:
+        raise SchedccError(f"--memory-limit {text}: expected a number greater than 0 and at most 1e18 "
+                           "(microbatch activations, or bytes)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

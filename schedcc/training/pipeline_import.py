@@ -84,6 +84,9 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
     return lists
 
 
+MAX_UNIT_COST = 1_000_000
+
+
 def parse_unit_costs(text: str) -> StageCosts:
     """``F=1,B=2,I=1,W=1,C=0,FB=3`` (C: one transfer between ranks; FB: an
     ``OVERLAP_F_B`` composite, default F + B) -> :class:`StageCosts`."""
@@ -99,9 +102,13 @@ def parse_unit_costs(text: str) -> StageCosts:
             n = int(value)
         except ValueError:
             raise SchedccError(f"--unit-costs: '{value.strip()}' is not a whole number") from None
-        if n < 0:
-            raise SchedccError(f"--unit-costs: {key} must not be negative, got {n}")
-        values["comm" if key in ("C", "COMM") else key.lower()] = n
+        if not 0 <= n <= MAX_UNIT_COST:
+            raise SchedccError(f"--unit-costs: {key} must be a whole number from 0 to {MAX_UNIT_COST:,} "
+                               f"(abstract time units), got {n}")
+        field = "comm" if key in ("C", "COMM") else key.lower()
+        if field in values:
+            raise SchedccError(f"--unit-costs: {key} is given twice ('{text}')", notes=["give each kind once"])
+        values[field] = n
     i, w = values.get("i"), values.get("w")
     b = values.get("b", (i or 1) + (w or 1) if (i is not None or w is not None) else 2)
     return StageCosts(f=values.get("f", 1), b=b, i=i, w=w, comm=values.get("comm", 0), fb=values.get("fb"))
