@@ -208,6 +208,8 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
     import os
     # Ray's own C++ log lines repeat every retry while it joins; the error below says it in one
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    if address != "auto":
+        _reachable(address)
     try:
         import ray
     except ImportError:
@@ -222,7 +224,6 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
                 except (ConnectionError, RuntimeError, ValueError):
                     ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             else:
-                _reachable(address)
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
         except SchedccError:
             raise
