@@ -234,3 +234,10 @@ def test_options_that_apply_to_one_of_the_policies_compare_runs_are_kept(capsys)
     import os
     os.chdir(Path(__file__).resolve().parent.parent)
     assert main(["compare", "examples/training/step.ir", "--target", "h100-8x", "--bucket-mb", "10"]) == 0
+
+
+def test_toml_errors_at_the_end_of_a_file_are_located(tmp_path, capsys):
+    model = tmp_path / "eof.toml"
+    model.write_text('[target]\nname = "x"\nissue_width = ')
+    assert main([str(Path(__file__).resolve().parent.parent / "examples/lecture.ir"), "--target", str(model)]) == 2
+    assert capsys.readouterr().err.startswith(f"{model}:3:15: error: invalid TOML: Invalid value at the end of the file")

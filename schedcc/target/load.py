@@ -148,10 +148,13 @@ def parse_target(text: str, path: str = "<target>") -> Target:
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
         lines = text.splitlines()
+        loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
+        if loc is None and "(at end of document)" in msg:  # the end: the last line, after its last character
+            loc = Loc(path, max(len(lines), 1), len(lines[-1]) + 1 if lines else 1)
         line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
-        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
+        where = " at the end of the file" if "(at end of document)" in msg else ""
+        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at (line|end of document).*', '', msg)}{where}", loc,
                            source_line=line) from None
     return target_from_data(data, path, text)
 
