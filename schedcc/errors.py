@@ -135,3 +135,13 @@ def check_range(value, lo: float, hi: float, what: str, *, integer: bool = False
         raise SchedccError(f"{what} must be {describe_range(lo, hi, integer, above)}{reason}, got {value!r}",
                            loc, focus=focus)
     return value
+
+
+def plural(n, word: str) -> str:
+    """``1 cycle``, ``3 cycles``, ``0.5 cycles``: a count and its noun, as people write them.
+
+    >>> plural(1, "cycle"), plural(2, "cycle"), plural(1.5, "cycle")
+    ('1 cycle', '2 cycles', '1.5 cycles')
+    """
+    text = str(n) if isinstance(n, int) else f"{n:g}"
+    return f"{text} {word}" if n == 1 else f"{text} {word}s"
