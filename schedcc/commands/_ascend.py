@@ -12,7 +12,7 @@ import sys
 
 from schedcc.commands.values import whole
 from schedcc.errors import SchedccError
-from schedcc.fileio import write_output
+from schedcc.fileio import after_commit, write_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,6 +101,6 @@ def present(args: argparse.Namespace, result, name: str) -> int:
                     sys.stdout.write(format_explain(k) + "\n\n")
         if not args.no_code:
             sys.stdout.write("\n" + code)
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.values import size
 from schedcc.errors import SchedccError
+from schedcc.fileio import after_commit
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
 DESCRIPTION = """\
@@ -155,6 +156,6 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         sys.stdout.write(format_pipeline(data, act_bytes))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

@@ -14,6 +14,7 @@ import sys
 
 from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
+from schedcc.fileio import after_commit
 
 MAX_WINDOW_MS = 86_400_000.0
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
@@ -167,8 +168,8 @@ def present(result, name: str, fmt: str, source_path: str, trace: str | None = N
         sys.stdout.write(json.dumps({"file": name, **result.to_json()}, indent=2) + "\n")
     else:
         sys.stdout.write(format_step(result, name))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0
 
 
@@ -209,6 +210,6 @@ def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
     else:
         sys.stdout.write(format_step(after, name) + "\n" + format_before_after(before, after) + "\n"
                          + format_overlap(ov))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0
