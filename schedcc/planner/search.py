@@ -312,8 +312,8 @@ def _too_large(res: PlanResult, model, ctx: Context, fix: dict) -> None:
                      f"with a global batch of {res.global_batch}")
     else:
         notes.append("no cluster up to 65,536 GPUs fits it with this batch: shorten the sequence or the model")
-    raise SchedccError(f"{model.name} does not fit on {res.gpus} GPUs of {ctx.cluster.name or 'this cluster'} "
-                       f"in any configuration", notes=notes)
+    raise SchedccError(f"--gpus {res.gpus}: {model.name} does not fit on {res.gpus} GPUs of "
+                       f"{ctx.cluster.name or 'this cluster'} in any configuration", notes=notes)
 
 
 def smallest_fitting_gpus(model, ctx: Context, fix: dict, limit: int = 65536) -> int | None:

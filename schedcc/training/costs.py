@@ -288,9 +288,12 @@ def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
                                notes=[f"did you mean {', '.join(close)}?" if close else
                                       "parameters: " + ", ".join(k for k in _FIELDS if k != "name")])
         if key == "inter_algorithm":
+            if text not in ("ring", "tree"):
+                raise SchedccError(f"--set inter_algorithm={text}: expected ring or tree")
             table[key] = text
         elif key == "gemm_tiles":
             table[key] = [t.strip() for t in text.split(",")] if isinstance(text, str) else list(text)
+            parse_tiles(table[key], f"--set gemm_tiles")
         else:
             value = parse_quantity(text, key) if isinstance(text, str) else float(text)
             if _FIELDS[key].type == "int" and value == int(value):
@@ -319,7 +322,7 @@ def parse_tiles(value, where: str) -> tuple:
     items = value if isinstance(value, (list, tuple)) else [value]
     out = []
     for item in items:
-        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(item))
+        m = re.fullmatch(r"\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*", str(item))
         if not m or not int(m.group(1)) or not int(m.group(2)):
             raise SchedccError(f"{where}: expected tile shapes like \"128x256,128x128\", got {value!r}")
         out.append((int(m.group(1)), int(m.group(2))))
