@@ -66,10 +66,12 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
         check_nesting(text, filename, 32, comment="\0")  # a JSON list of lists of actions: 3 levels
         data = json.loads(text)
     except json.JSONDecodeError as err:
+        lines = text.splitlines()
         raise SchedccError(f"invalid JSON: {err.msg}", Loc(filename, err.lineno, err.colno),
-                           source_line=text.splitlines()[err.lineno - 1] if text.splitlines() else None) from None
-    if not isinstance(data, list) or not all(isinstance(r, list) for r in data):
-        raise SchedccError(f"{filename}: expected a JSON list of lists of actions, one list per rank")
+                           source_line=lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None) from None
+    if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
+        raise SchedccError("expected a JSON list of lists of actions, one list per rank",
+                           Loc(filename, 1, 1), notes=['for example: [["0F0", "0B0"], ["1F0", "1B0"]]'])
     lists = []
     for rank, row in enumerate(data):
         acts = []
@@ -79,9 +81,19 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
             try:
                 acts.append(parse_action(str(item)))
             except ValueError as err:
-                raise SchedccError(f"{filename}: rank {rank}, position {pos}: {err}") from None
+                raise SchedccError(f"rank {rank}, position {pos}: {err}", _json_loc(text, filename, str(item))) from None
         lists.append(acts)
+    if not any(lists):
+        raise SchedccError("no actions", Loc(filename, 1, 1), notes=['for example: [["0F0", "0B0"], ["1F0", "1B0"]]'])
     return lists
+
+
+def _json_loc(text: str, filename: str, item: str) -> Loc:
+    """Where *item* first appears in the JSON *text* (1:1 when it cannot be found)."""
+    at = text.find(json.dumps(item))
+    if at < 0:
+        return Loc(filename, 1, 1)
+    return Loc(filename, text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
 
 
 MAX_UNIT_COST = 1_000_000
