@@ -226,7 +226,7 @@ def _reader_cases(rng: random.Random, per_reader: int) -> list[Case]:
     for mutant, invalid in _mutations(rng, answer, per_reader):
         out.append(Case("reader: deps --answer", BASE["deps"] + ["--answer", "a.txt"], invalid, ("a.txt",),
                         {"a.txt": mutant}))
-    for item in ("n=nan", "n=1e400", "X=1,,2", "X=" + ",".join(["1"] * 1_000_001), "=1", "n", "n=0x", "n=--1"):
+    for item in ("n=nan", "n=1e400", "X=1,,2", "X=1,nan,2", "=1", "n", "n=0x", "n=--1"):
         out.append(Case("reader: run --set", BASE["run"] + ["--set", item], True, ("--set",)))
     return out
 
