@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import check_nesting, decode_text
+from schedcc.fileio import decode_text
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -37,7 +37,6 @@ CLASS_KEYS = frozenset({"opcodes", "units", "latency", "occupancy", "also", "lat
 # The largest values a model may give (docs/targets.md): beyond them a model is a
 # mistake, and a unit count of 10^8 would make every scheduler crawl.
 MAX_UNITS = 1024          # instances of one unit group, and the issue width
-MAX_NESTING = 64          # brackets inside brackets in a TOML file (tomllib recurses per level)
 MAX_CYCLES = 1_000_000    # latencies, occupancies, cycles an extra resource is held
 MAX_NUMBER = 1e18         # parameters and rates
 
@@ -142,19 +141,15 @@ def key_location(text: str, key: str, path: str) -> Loc | None:
 
 def parse_target(text: str, path: str = "<target>") -> Target:
     """Build a :class:`Target` from TOML *text*; errors name *path* and the key."""
-    check_nesting(text, path, MAX_NESTING)  # tomllib recurses per level
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        lines = text.splitlines()
         loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
-        if loc is None and "(at end of document)" in msg:  # the end: the last line, after its last character
-            loc = Loc(path, max(len(lines), 1), len(lines[-1]) + 1 if lines else 1)
+        lines = text.splitlines()
         line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
-        where = " at the end of the file" if "(at end of document)" in msg else ""
-        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at (line|end of document).*', '', msg)}{where}", loc,
+        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
                            source_line=line) from None
     return target_from_data(data, path, text)
 
