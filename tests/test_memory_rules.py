@@ -27,7 +27,7 @@ from schedcc.verifier import VerificationError, verify
 from strategies import memory_block
 from test_scheduler import _pairwise_memory_check  # the verifier's rule, pair by pair
 
-TARGETS = ["generic", "mips4", "la464", "la664"]
+TARGETS = ["generic", "mips4", "la464", "la664", "sifive-u74"]
 ISSUE_21 = "r0 = load B[i]\nstore B[i], r3 {private = true}\nstore [p], r2\nx = load [p]\ny = x + x\nz = y + y\nret z\n"
 
 

@@ -15,7 +15,7 @@ from schedcc.verifier import verify, verify_schedule
 
 from strategies import memory_block, straight_line
 
-TARGETS = ["generic", "mips4", "la464", "la664"]
+TARGETS = ["generic", "mips4", "la464", "la664", "sifive-u74"]
 # On la664 the greedy scheduler starts the multiply on ALU0, the port the divider sits
 # behind, and delays the first divide by a cycle: 30 cycles; the order given takes 29.
 DIVIDES = "r2 = r1 / r7\nr5 = r4 * r0\nr0 = r5 / r4\n"
