@@ -11,30 +11,31 @@ block). schedcc therefore runs
 * one worker by default (a single search is deterministic for a fixed
   ``random_seed``), or, with ``workers > 1``, CP-SAT's *interleaved* search,
   which is deterministic whatever the worker count;
-* the time limit in CP-SAT's **deterministic time** (work units calibrated
-  to about one second each), so that a search stopped by it stops at the
-  same point on every run, however loaded the machine is. Two safeties keep a
-  run from taking much longer than asked, neither of them the clock a loaded
-  machine stretches: the process's **CPU time** (:data:`CPU_FACTOR` times the
-  limit and the workers, plus half a second; a watcher thread stops the
-  search), and a wall-clock backstop :data:`WALL_FACTOR` times the limit
-  plus ten seconds. Small models (blocks, loops) count deterministic time
-  about twice as fast as CPU time, so their limit is the deterministic one
-  and the answer, bounds included, is the same on every run (measured: the
-  MaxLive bound of a loop differed between runs under load while the clock
-  was the safety). Large ones (training steps of 10^4 operators and more)
-  can reach a safety first; then a run may differ from the next, and the
-  answer says which limit stopped the search (``stopped``: ``time limit``,
-  ``CPU-time limit`` or ``wall-clock limit``).
+* the time limit in CP-SAT's **deterministic time** (work units), so that a
+  search stopped by it stops at the same point on every run, however loaded
+  the machine is: :data:`UNITS_PER_SECOND` units per second asked, the rate
+  CP-SAT counts them at on blocks and loops (measured 0.42-0.63 units per CPU
+  second), so that a solve takes about the seconds asked. Two safeties keep
+  a run from taking much longer, neither of them the clock a loaded machine
+  stretches: the process's **CPU time** (:data:`CPU_FACTOR` times the limit
+  and the workers, plus half a second; a watcher thread stops the search),
+  and a wall-clock backstop :data:`WALL_FACTOR` times the limit plus ten
+  seconds. Blocks and loops reach the deterministic limit first, so the
+  answer, bounds included, is the same on every run (measured: the MaxLive
+  bound of a loop differed between runs under load while the clock was the
+  stop). Large models (training steps: CP-SAT's presolve counts almost no
+  units) reach the CPU-time safety first; then a run may differ from the
+  next, and the answer says which limit stopped the search (``stopped``:
+  ``time limit``, ``CPU-time limit`` or ``wall-clock limit``).
 
 Example::
 
     >>> limits = Limits(time_limit=2.5)
     >>> p = solver_parameters(limits)
     >>> p["num_workers"], p["random_seed"], p["max_deterministic_time"], p["max_time_in_seconds"]
-    (1, 0, 2.5, 35.0)
+    (1, 0, 1.0, 35.0)
     >>> cpu_budget(limits)
-    11.0
+    4.25
     >>> gap_percent(110, 100), gap_percent(100, 100), gap_percent(5, 0)
     (10.0, 0.0, 0.0)
 """
@@ -76,10 +77,16 @@ class Limits:
         return Limits(max(self.time_limit * fraction, 0.05), self.workers, self.seed)
 
 
-CPU_FACTOR = 4.0    # the CPU-time safety: times the limit and the workers, plus CPU_SLACK seconds
-CPU_SLACK = 1.0
+UNITS_PER_SECOND = 0.4  # deterministic units per second of the time limit (the slowest loop measured: 0.42)
+CPU_FACTOR = 1.5    # the CPU-time safety: times the limit and the workers, plus CPU_SLACK seconds
+CPU_SLACK = 0.5
 WALL_FACTOR = 10.0  # the wall-clock backstop: times the limit, plus WALL_SLACK seconds
 WALL_SLACK = 10.0
+
+
+def deterministic_limit(limits: Limits) -> float:
+    """CP-SAT's ``max_deterministic_time`` for *limits* (the module docstring)."""
+    return UNITS_PER_SECOND * float(limits.time_limit)
 
 
 def cpu_budget(limits: Limits) -> float:
@@ -92,7 +99,7 @@ def solver_parameters(limits: Limits) -> dict[str, Any]:
     params: dict[str, Any] = {
         "num_workers": limits.workers,
         "random_seed": limits.seed,
-        "max_deterministic_time": float(limits.time_limit),
+        "max_deterministic_time": deterministic_limit(limits),
         "max_time_in_seconds": WALL_FACTOR * float(limits.time_limit) + WALL_SLACK,
     }
     if limits.workers > 1:
@@ -148,7 +155,7 @@ def run(model, limits: Limits) -> Outcome:
     status = {"OPTIMAL": "optimal", "FEASIBLE": "feasible", "INFEASIBLE": "infeasible"}.get(name, "unknown")
     stopped = ""
     if status in ("feasible", "unknown"):
-        if solver.deterministic_time >= limits.time_limit * 0.999:
+        if solver.deterministic_time >= deterministic_limit(limits) * 0.999:
             stopped = "time limit"
         else:
             stopped = "CPU-time limit" if watch.fired else "wall-clock limit"
