@@ -119,8 +119,9 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
         cluster = cluster_of(target)
         ranks = (len(lists) if lists is not None else args.stages) * args.tp * args.dp
         if ranks > cluster.world:
-            raise SchedccError(f"{ranks} devices needed (stages x tp x dp), target '{target.name}' has {cluster.world}",
-                               notes=["choose a larger model, e.g. h100-128x, or fewer ranks"])
+            from schedcc.commands.values import option_error
+            raise option_error(args, "--target", f"{ranks} devices needed (stages x tp x dp), target '{target.name}' "
+                               f"has {cluster.world}", notes=["choose a larger model, e.g. h100-128x, or fewer ranks"])
         costs, act_bytes = costs_from_target(target, stages, args.layers, args.hidden, args.seq,
                                              args.micro_batch, args.tp, args.dp)
         unit = "us"

@@ -126,8 +126,14 @@ def run(args: argparse.Namespace) -> int:
                         grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
-    res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+    try:
+        res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
+                   workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+    except SchedccError as err:
+        if err.loc is None and " GPUs" in err.message:  # nothing fits, or no layout uses them: the GPU count
+            from schedcc.commands.values import option_error
+            raise option_error(args, "--gpus", err.message, err.notes) from None
+        raise
     note = ""
     if args.format == "json":
         data = res.to_json(None)
