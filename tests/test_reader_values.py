@@ -168,7 +168,7 @@ def test_formulas_that_would_exhaust_the_parser_are_refused(formula, capsys, tmp
 # -- pipeline --import ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, text, where, words", [
-    ("a.json", '[["0F0", "0Z0"]]', "a.json:1:10:", "is not an action"),
+    ("a.json", '[["0F0", "0Z0"]]', "a.json:1:11:", "is not an action"),
     ("b.json", "[[" + "9" * 5000 + "]]", "b.json:1:3:", "5,000 digits"),
     ("c.json", "[[]]", "c.json:1:1:", "no actions"),
     ("d.json", '[["0F0",\n "0B0"],\n', "d.json:3:", "invalid JSON"),

@@ -90,7 +90,7 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
         acts = []
         for pos, item in enumerate(row):
             at = places[rank][pos] if rank < len(places) and pos < len(places[rank]) else 0
-            loc = _where(text, filename, at)
+            loc = _where(text, filename, at + (text[at:at + 1] == '"'))  # inside a string's quotes
             if item is None or (isinstance(item, str) and item.strip().lower() in _IDLE):
                 continue
             if not isinstance(item, str):
@@ -99,7 +99,7 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
             try:
                 acts.append(replace(parse_action(item), loc=loc))
             except ValueError as err:
-                raise SchedccError(f"rank {rank}, position {pos}: {err}", loc, width=len(item) + 2) from None
+                raise SchedccError(f"rank {rank}, position {pos}: {err}", loc, width=len(item)) from None
         lists.append(acts)
     _check_some(lists, filename, text)
     return lists
