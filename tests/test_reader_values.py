@@ -37,14 +37,14 @@ def located(err: str, where: str) -> bool:
 
 @pytest.mark.parametrize("setting, words", [
     ("contention=1e400GB/s", "must be a number from 0 to 4"),
-    ("efficiency=5", "must be a number greater than 0 and at most 1 (a fraction of peak), got 5.0"),
+    ("efficiency=5", "must be a number from 0.001 to 1 (a fraction of peak), got 5.0"),
     ("gemm_efficiency=2", "must be a number from 0 to 1"),
-    ("link_bw=1e300", "at most 1e+15"),
-    ("link_bw=-1", "must be a number greater than 0"),
+    ("link_bw=1e300", "to 1e+15"),
+    ("link_bw=-1", "must be a number from 1,000,000 to 1e+15"),
     ("link_bw=nan", "got nan"),
     ("nodes=1e9", "whole number from 1 to 131,072"),
     ("devices_per_node=0.5", "whole number from 1 to 1,024"),
-    ("comm_efficiency=0", "greater than 0"),
+    ("comm_efficiency=0", "from 0.001 to 1"),
     ("gemm_tiles=0x1", "rows and columns from 1 to 65,536"),
     ("inter_algorithm=star", "expected \"ring\" or \"tree\""),
 ])

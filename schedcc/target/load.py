@@ -220,6 +220,8 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
         if isinstance(spec, int) and not isinstance(spec, bool):
             count = spec
         elif isinstance(spec, dict):
+            for extra in spec.keys() - {"count", "description"}:
+                raise v.fail(f"{key}.{extra}", "unknown key (a unit has a count and a description)")
             count = v.get(spec, f"{key}.count", int, 1)
         else:
             raise v.fail(key, "expected a count or a table with 'count'")

@@ -212,19 +212,20 @@ class Range(NamedTuple):
 
 # The range of every number of a [cluster] table (docs/cost-model.md lists them): wide
 # enough for any device built or announced, ending where the cost model stops meaning
-# anything (a fraction above 1, a link faster than light in a wire) or a count would
-# make a run take minutes.
+# anything (a fraction above 1, a link faster than any wire) or a count would make a
+# run take minutes; rates and fractions start where a step would take longer than
+# anyone waits (a tenth of a percent of peak, a MB/s).
 CLUSTER_RANGES: dict[str, Range] = {
-    "peak_flops": Range(0, 1e18, "FLOP/s per device; a thousand times an H100's 1e15", above=True),
-    "efficiency": Range(0, 1, "a fraction of peak", above=True),
-    "hbm_bw": Range(0, 1e15, "bytes/s per device; 300 times an H100's 3.35e12", above=True),
-    "link_bw": Range(0, 1e15, "bytes/s per device and direction; 2,000 times NVLink's 4.5e11", above=True),
+    "peak_flops": Range(1e9, 1e18, "FLOP/s per device, from a GFLOP/s to a thousand times an H100's 1e15"),
+    "efficiency": Range(0.001, 1, "a fraction of peak"),
+    "hbm_bw": Range(1e6, 1e15, "bytes/s per device, from a MB/s to 300 times an H100's 3.35e12"),
+    "link_bw": Range(1e6, 1e15, "bytes/s per device and direction, from a MB/s to 2,000 times NVLink's 4.5e11"),
     "link_latency": Range(0, 1, "seconds per step; real links take microseconds"),
-    "net_bw": Range(0, 1e15, "bytes/s per device and direction; 20,000 times a 400 Gb/s NIC", above=True),
+    "net_bw": Range(1e6, 1e15, "bytes/s per device and direction, from a MB/s to 20,000 times a 400 Gb/s NIC"),
     "net_latency": Range(0, 1, "seconds per step; real networks take microseconds"),
     "devices_per_node": Range(1, 1024, "devices in one node; the largest, NVL72, hold 72", integer=True),
     "nodes": Range(1, 131_072, "nodes; the largest clusters have about 100,000 devices", integer=True),
-    "comm_efficiency": Range(0, 1, "a fraction of the link bandwidth", above=True),
+    "comm_efficiency": Range(0.001, 1, "a fraction of the link bandwidth"),
     "launch_overhead": Range(0, 1, "seconds per operator; launches take microseconds"),
     "contention": Range(0, 4, "compute at most five times slower under communication; measured slowdowns "
                               "are 10-40%"),
@@ -234,7 +235,7 @@ CLUSTER_RANGES: dict[str, Range] = {
     "memory_reserved": Range(0, 1e15, "bytes per device, less than memory_capacity"),
     "gemm_efficiency": Range(0, 1, "a fraction of peak; 0: use efficiency"),
     "attention_efficiency": Range(0, 1, "a fraction of peak; 0: gemm_efficiency's"),
-    "memory_efficiency": Range(0, 1, "a fraction of hbm_bw", above=True),
+    "memory_efficiency": Range(0.001, 1, "a fraction of hbm_bw"),
     "gemm_k_overhead": Range(0, 1e6, "reduction steps per wave of tiles; the shipped models use a few hundred"),
 }
 MAX_TILE, MAX_TILES = 65_536, 64  # a GEMM tile's rows or columns; tile shapes listed
