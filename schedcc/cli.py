@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     except SchedccError as err:
         sys.stderr.write(err.render() + "\n")
         return EXIT_INPUT
-    args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
+    args._argv = args_list  # for errors located on the command line (commands/values.py)
+    args._defaults = {a.dest: a.default for a in parser._actions}  # what was given (values.given)
     run: Callable[[argparse.Namespace], int] = args._run
     try:
         # Every file the command writes is staged and written only if it succeeds.

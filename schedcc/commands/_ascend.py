@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
                             "unrolled (default 2)")
     group.add_argument("--no-code", action="store_true",
-                       help="do not print the synchronised program (it is still written with -o)")
+                       help="do not print the synchronised program, or with --pipeline the pipelined loops' code "
+                            "(it is still written with -o)")
 
 
 def check_options(args: argparse.Namespace) -> None:

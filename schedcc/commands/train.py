@@ -90,9 +90,22 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
     return {}
 
 
-def step_options(args: argparse.Namespace, policy: str | None = None):
-    """The job options of a training step from the command line."""
+def step_options(args: argparse.Namespace, policy: str | None = None, policies: list[str] | None = None):
+    """The job options of a training step from the command line (*policies*: every policy the
+    command runs, for the options that apply to one of them)."""
+    from schedcc.commands.values import refuse_unused
     from schedcc.driver.job import Options
+    chosen = set(policies or [policy or args.policy])
+    overlap = getattr(args, "tp_comm_overlap", None)
+    refuse_unused(args, [
+        ("--bucket-mb", "bucket_mb", "ddp" in chosen, "sizes the buckets of --policy ddp"),
+        ("--partition-mb", "partition_mb", "priority" in chosen, "sizes the chunks of --policy priority"),
+        ("--credit-mb", "credit_mb", "priority" in chosen, "bounds the chunks in flight of --policy priority"),
+        ("--max-activation-gib", "max_activation_gib", overlap == "auto",
+         "bounds what --tp-comm-overlap auto may keep"),
+        ("--time-limit", "time_limit", getattr(args, "exact", False), "limits the exact solver: give --exact"),
+        ("--workers", "workers", getattr(args, "exact", False), "sets the exact solver's threads: give --exact"),
+    ])
     policy = policy or args.policy
     exact = {}
     if getattr(args, "exact", False):
