@@ -362,6 +362,8 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
         program = Program(tuple(functions), filename)
         one_instruction_per_line(program)
     except SchedccError as err:
+        if err.loc is not None and not err.loc.file:  # raised while the tree was built (llvm_tree)
+            err.loc = Loc(filename, err.loc.line, err.loc.col)
         raise attach_source(err, text) from None
     return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned),
                   {"llvm": infos})

@@ -98,7 +98,7 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
     given_weights: dict[int, int] = {}
     for lineno, raw in enumerate(answer.splitlines(), 1):
         line = raw.split("//")[0].strip()
-        if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\d", line)):
+        if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\s*[-+]?\d", line)):
             continue
         m, w = _EDGE.match(line), _WEIGHT.match(line)
         loc = Loc(name, lineno, 1)
@@ -127,9 +127,9 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
             listed_pairs.add((src, dst))
         else:
             report.wrong.append(f"{name}:{lineno}: {text}: no such dependence" + _hint(deps, src, dst))
-    # Every DAG edge must be covered, if the answer lists dependences at all. Say only which
-    # instruction has an unlisted dependence, not on what: the student should find it.
-    if listed_pairs or report.wrong:
+    # Every DAG edge must be covered, unless the answer gives only weights (an empty answer
+    # covers nothing). Say only which instruction has an unlisted dependence, not on what.
+    if listed_pairs or report.wrong or not given_weights:
         missing: dict[int, int] = {}
         for d in dag.deps:
             if d.kind != "CTRL" and (d.src, d.dst) not in listed_pairs:
