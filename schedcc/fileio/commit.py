@@ -161,13 +161,23 @@ _renameat2: list = []
 
 
 def _load_exchange() -> None:
-    """Find ``renameat2`` in the C library once, before the commit (not inside it)."""
+    """Find ``renameat2`` in the C library once. :func:`schedcc.fileio.transaction.transaction`
+    calls this when it opens, so that loading ``ctypes`` (files opened, memory mapped) is not
+    a step of the commit; where it cannot be loaded, step 3 renames."""
     if not _renameat2:
-        import ctypes
-        func = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+        try:
+            import ctypes
+            func = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+        except (ImportError, OSError):
+            func = None
         if func is not None:
             func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
         _renameat2.append(func)
+
+
+def prepare() -> None:
+    """Load what the commit needs before the run starts (``renameat2``)."""
+    _load_exchange()
 
 
 def _exchange(t: _Temp) -> bool:

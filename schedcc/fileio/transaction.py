@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from schedcc.fileio.commit import Staged, commit
+from schedcc.fileio.commit import Staged, commit, prepare
 from schedcc.fileio.paths import Dest, check_distinct, input_ids, where
 from schedcc.fileio.signals import handled
 
@@ -68,6 +68,7 @@ def transaction() -> Iterator[Transaction]:
         yield _open[-1]
         return
     txn = Transaction()
+    prepare()
     _open.append(txn)
     with handled():
         try:
