@@ -167,7 +167,8 @@ def tp(size: Size, fake=None):
 
 def _tp(size, mesh, Replicate, Shard, ColwiseParallel, PrepareModuleInput, RowwiseParallel, SequenceParallel,
         parallelize_module):
-    model = GPT(size).to(torch.bfloat16)
+    with _default_dtype(torch.bfloat16):  # built in bf16: .to() would swap fake parameters DTensor holds
+        model = GPT(size)
     plan = {"ln1": SequenceParallel(), "ln2": SequenceParallel(),
             "attn": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)),
             "attn.wq": ColwiseParallel(), "attn.wk": ColwiseParallel(), "attn.wv": ColwiseParallel(),

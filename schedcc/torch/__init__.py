@@ -1,4 +1,4 @@
-"""PyTorch in (docs/torch.md): FX graphs reordered to hide their collectives (``fx_*``,
+"""PyTorch in (docs/torch-fx.md): FX graphs reordered to hide their collectives (``fx_*``,
 ``inductor``, ``capture``, ``spmd``). Importing this package imports no torch."""
 
 

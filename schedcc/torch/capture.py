@@ -21,7 +21,19 @@ it returns) with ``make_fx`` into an ATen-level ``torch.fx.GraphModule``:
 Run it in a process with a process group: on CPU, the fake one
 (``dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=8)``,
 ``torch.testing._internal.distributed.fake_pg``) traces any parallel layout
-without a GPU or other processes. docs/torch.md shows the whole recipe.
+without a GPU or other processes. docs/torch-fx.md shows the whole recipe.
+
+Example (no collective: one process, no process group needed)::
+
+    >>> import torch
+    >>> w = torch.ones(3, requires_grad=True)
+    >>> def step(x):
+    ...     loss = (w * x).sum()
+    ...     loss.backward()
+    ...     return loss, w.grad
+    >>> gm, inputs = capture(step, torch.ones(3))
+    >>> [n.op for n in gm.graph.nodes if n.op == "placeholder"], len(inputs)
+    (['placeholder', 'placeholder'], 2)
 """
 
 from __future__ import annotations

@@ -24,6 +24,18 @@ structure is built once and priced as often as asked.
 
 Complexity: O(n + e) for n nodes and e argument uses, near-linear with the
 union-find of aliases.
+
+Example (``add_`` writes ``a``, which ``sin`` reads first)::
+
+    >>> import torch
+    >>> from torch.fx.experimental.proxy_tensor import make_fx
+    >>> from schedcc.target import load_target
+    >>> gm = make_fx(lambda a: (a.sin(), a.add_(1)))(torch.ones(4))
+    >>> step = build_step(gm, load_target("h100-8x"))
+    >>> [(step.nodes[s].name, step.nodes[t].name, kind) for s, t, kind in step.deps]
+    [('sin', 'add_', 'MEM')]
+    >>> schedcc_durations(step)
+    [2000, 2000]
 """
 
 from __future__ import annotations
@@ -59,6 +71,7 @@ class FxStep:
     assumed: tuple[str, ...] = ()              # groups whose size was not in the graph
     source: str = "<graph>"
     index: dict[fx.Node, int] = field(default_factory=dict, repr=False)
+    _base: tuple | None = field(default=None, repr=False)
 
     @property
     def cluster(self) -> Cluster:
@@ -72,7 +85,16 @@ class FxStep:
 
     def problem(self, dur: list[int], extra: list[tuple[int, int, str, int]] = ()) -> SchedGraph:
         """The step with durations *dur* (ticks) as a :class:`SchedGraph` (keys ``(0, i)``),
-        plus *extra* dependences (src, dst, kind, latency)."""
+        plus *extra* dependences (src, dst, kind, latency). The operators and the graph's own
+        dependences are built once per *dur* and shared by every problem asked for with it."""
+        key = tuple(dur)
+        if self._base is None or self._base[0] != key:
+            self._base = (key, *self._operators(dur))
+        _, ops, deps, machine = self._base
+        extra_deps = tuple(Dep(s, t, kind, lat) for s, t, kind, lat in extra)
+        return SchedGraph(ops, deps + extra_deps, machine, tuple((0, i) for i in range(len(ops))), source=self)
+
+    def _operators(self, dur: list[int]):
         units: dict[str, str] = {}
         ops = []
         for i, (node, cost, stream) in enumerate(zip(self.nodes, self.costs, self.streams)):
@@ -85,11 +107,8 @@ class FxStep:
                 "dur": d, "flops": cost.flops, "bytes": cost.bytes, "group": stream[5:] if comm else None,
                 "layer": None, "act": 0.0, "update": None, "iteration": 0, "instr": None, "op": cost.op, "category": cost.category,
                 "ranks": self.groups.get(cost.group) if comm else 1}))
-        deps = [Dep(s, t, kind, dur[s]) for s, t, kind in self.deps]
-        deps += [Dep(s, t, kind, lat) for s, t, kind, lat in extra]
-        machine = Machine(self.target.name, max(1, len(ops)), tuple(sorted(units.values())))
-        return SchedGraph(tuple(ops), tuple(deps), machine, tuple((0, i) for i in range(len(ops))),
-                          source=self)
+        deps = tuple(Dep(s, t, kind, dur[s]) for s, t, kind in self.deps)
+        return tuple(ops), deps, Machine(self.target.name, max(1, len(ops)), tuple(sorted(units.values())))
 
 
 def group_label(name: str) -> str:

@@ -27,6 +27,16 @@ their CUDA twins, as for schedcc), collectives by its NCCL model
 from NCCL's tuning tables) on the same group sizes.
 
 Importing this module imports Inductor (seconds); nothing else in schedcc does.
+
+Example (the in-place ``add_`` stays after the ``sin`` that reads ``a`` first)::
+
+    >>> import torch
+    >>> from torch.fx.experimental.proxy_tensor import make_fx
+    >>> from schedcc.target import load_target
+    >>> from schedcc.torch.fx_graph import build_step, schedcc_durations
+    >>> step = build_step(make_fx(lambda a: (a.sin(), a.add_(1)))(torch.ones(4)), load_target("h100-8x"))
+    >>> comms_pass_order(step, schedcc_durations(step), "sink_waits")
+    [0, 1]
 """
 
 from __future__ import annotations
@@ -214,3 +224,39 @@ def comms_pass_order(step, dur: list[int], name: str) -> list[int]:
     result = getattr(comms, name)(ordered)
     index = {sn.name: i for i, sn in enumerate(snodes)}
     return [index[sn.name] for sn in result]
+
+
+PEERS = ("overlap-scheduler",) + COMMS_PASSES
+
+
+def peer_order(step, dur: list[int], name: str) -> list[int]:
+    """The order Inductor's pass *name* (:data:`PEERS`) gives the step under *dur*."""
+    if name == "overlap-scheduler":
+        return overlap_scheduler_order(step, dur)
+    return comms_pass_order(step, dur, name)
+
+
+def compare_orders(step, estimates: tuple[str, ...] = ("schedcc", "inductor"), exact=None) -> list[dict]:
+    """The original order, Inductor's (:data:`PEERS`) and schedcc's, each run under each of
+    *estimates*: one row per (estimates, order) with ``step_us``, ``exposed_us``, ``comm_us``
+    and ``error`` (an order that breaks a dependence of the graph is reported, not run)."""
+    from schedcc.torch.fx_order import BrokenOrder, best_order, current_order, simulate
+    from schedcc.torch.fx_reorder import durations
+    rows = []
+    for est in estimates:
+        dur = durations(step, est)
+        results = [("original", simulate(step, current_order(step), dur, "original"))]
+        for name in PEERS:
+            try:
+                results.append((name, simulate(step, peer_order(step, dur, name), dur, name)))
+            except (BrokenOrder, RuntimeError) as err:  # an order that breaks the graph, a refusal
+                results.append((name, str(err)))
+        results.append(("schedcc", best_order(step, dur, exact)[1]))
+        for name, r in results:
+            if isinstance(r, str):
+                rows.append({"estimates": est, "order": name, "step_us": None, "exposed_us": None,
+                             "comm_us": None, "error": r})
+            else:
+                rows.append({"estimates": est, "order": name, "step_us": r.step_time_us,
+                             "exposed_us": r.exposed_comm_us, "comm_us": r.comm_us, "error": None})
+    return rows
