@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "gen": "schedcc.commands.gen",
     "train": "schedcc.commands.train",
+    "fx": "schedcc.commands.fx",
     "compare": "schedcc.commands.compare",
     "pipeline": "schedcc.commands.pipeline",
     "plan": "schedcc.commands.plan",

@@ -13,10 +13,10 @@ docs/cli.md ("Files") states the guarantees.
 """
 
 from schedcc.fileio.paths import STDOUT, Dest
-from schedcc.fileio.reading import decode_text, read_input
+from schedcc.fileio.reading import decode_text, read_bytes, read_input
 from schedcc.fileio.signals import Interrupted
 from schedcc.fileio.transaction import (Transaction, announce, check_output, check_outputs, is_standard_output,
                                         note_input, transaction, write_output)
 
 __all__ = ["STDOUT", "Dest", "Interrupted", "Transaction", "announce", "check_output", "check_outputs",
-           "decode_text", "is_standard_output", "note_input", "read_input", "transaction", "write_output"]
+           "decode_text", "is_standard_output", "note_input", "read_bytes", "read_input", "transaction", "write_output"]

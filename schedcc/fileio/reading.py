@@ -26,6 +26,13 @@ def read_input(path: str) -> tuple[str, str]:
 
     The text must be UTF-8 (a UTF-8 byte-order mark is dropped); a UTF-16 file
     or a binary file is refused with the offending byte's position."""
+    data = read_bytes(path)
+    name = "<stdin>" if path == "-" else path
+    return decode_text(data, name), name
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of *path* (``-``: standard input); a clear error when it cannot be read."""
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except FileNotFoundError:
@@ -35,8 +42,7 @@ def read_input(path: str) -> tuple[str, str]:
     except OSError as err:
         raise SchedccError(f"cannot read '{path}': {err.strerror}") from None
     note_input(path)
-    name = "<stdin>" if path == "-" else path
-    return decode_text(data, name), name
+    return data
 
 
 def decode_text(data: bytes, name: str) -> str:
