@@ -293,7 +293,12 @@ def _candidate(model: ModelSpec, gpus: int, batch: int, config: str, settings: S
             else "none", **fix}
     if "dp" not in full:
         full["dp"] = gpus // (full["tp"] * full["pp"] * full["cp"])
-    space = enumerate_space(model, gpus, batch, 1 << 30, full, attention=settings.attention)
+    try:
+        space = enumerate_space(model, gpus, batch, 1 << 30, full, attention=settings.attention)
+    except SchedccError as err:   # the rule that refused it, in the words of this file
+        raise SchedccError(f"config '{config}' breaks the planner's rules: "
+                           + (err.notes[0] if err.notes else err.message),
+            notes=["config gives the run's configuration as --fix does (docs/planner.md)"]) from None
     if len(space.candidates) != 1:
         raise SchedccError(f"config '{config}' leaves {len(space.candidates)} configurations, not one")
     return space.candidates[0]

@@ -20,8 +20,8 @@ measured steps (``scipy.stats.kendalltau``) say how far the fit carries.
 Which constants: ``compute`` scales the three kernel efficiencies together
 (their ratios stay the base file's); the others are single keys. Unasked,
 :func:`choose_constants` takes, in the order of :data:`PREFERENCE`, the ones
-the fitted runs are sensitive to (a 1% change of the constant moves some
-fitted step by at least :data:`MIN_SENSITIVITY` %) and that are not a
+the fitted runs are sensitive to (made four times worse, the constant moves
+some fitted step by at least :data:`MIN_SENSITIVITY` of a log step per log unit) and that are not a
 combination of those already taken, at most one per fitted run. A fit is
 *unstable* when a constant ends at its bound or the fitted runs cannot tell
 two constants apart (the smallest singular value of the sensitivity matrix
@@ -235,20 +235,26 @@ def _residuals(runs, cluster: Cluster, predict) -> list[float]:
 
 
 def sensitivities(runs, cluster: Cluster, names, predict, step: float = 0.05) -> dict[str, list[float]]:
-    """d log(step) / d log(constant) of each run for each constant *names*, by a forward
-    difference of *step* (linear constants: per unit). O(runs x constants) evaluations."""
+    """d log(step) / d log(constant) of each run for each constant *names* (linear constants:
+    per unit), by a difference of *step* in the direction that slows a step (efficiencies
+    down, latencies and contention up: a constant whose cost is hidden under compute at the
+    base value shows only when it grows). O(runs x constants) evaluations."""
     base = [math.log(predict(r, cluster)[0]) for r in runs]
     out = {}
     for name in names:
         k = KNOBS[name]
         v = k.value(cluster, cluster)
         lo, hi = k.bounds(cluster)
+        slower = -1.0 if name.endswith("efficiency") or name == "compute" else 1.0
         if k.log:
-            nv = v * math.exp(step) if v * math.exp(step) <= hi else v * math.exp(-step)
-            d = math.log(nv / v) if v > 0 else step
+            nv = min(max(max(v, k.lo) * math.exp(slower * step), lo), hi)
+            d = math.log(nv / max(v, k.lo))
         else:
-            nv = v + step if v + step <= hi else v - step
+            nv = min(max(v + slower * step, lo), hi)
             d = nv - v
+        if not d:
+            out[name] = [0.0] * len(runs)
+            continue
         moved = k.put(cluster, nv, cluster)
         out[name] = [(math.log(predict(r, moved)[0]) - b) / d for r, b in zip(runs, base)]
     return out
@@ -257,7 +263,7 @@ def sensitivities(runs, cluster: Cluster, names, predict, step: float = 0.05) ->
 def choose_constants(runs, cluster: Cluster, predict) -> list[str]:
     """The constants the fitted *runs* can identify (module docstring), at most one per run."""
     import numpy as np
-    sens = sensitivities(runs, cluster, PREFERENCE, predict)
+    sens = sensitivities(runs, cluster, PREFERENCE, predict, step=math.log(4))
     chosen: list[str] = []
     for name in PREFERENCE:
         if len(chosen) >= len(runs):
