@@ -49,7 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
     parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard "
+                                                          "output; with --emit, the launch configuration")
+    parser.add_argument("--emit", choices=("megatron", "torchtitan", "deepspeed"),
+                        help="write the launch configuration of the best candidate the framework can run: Megatron-LM "
+                             "arguments (a shell script), a torchtitan job TOML, a DeepSpeed config JSON; to -o, else "
+                             "to standard output (the report then goes to standard error)")
     run = parser.add_argument_group("where candidates are scored")
     run.add_argument("--workers", type=whole(1, 1024, "processes on this machine"), default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
@@ -140,11 +145,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         from schedcc.emit.planner import plan_text
         text = plan_text(res, args.top, args.explain)
-    with transaction():  # the picture and the report are written together, or neither
+    emitted = None
+    if args.emit:
+        from schedcc.emit.launch import emit
+        emitted = emit(res, args.emit)
+    with transaction():  # the picture, the report and the launch file are written together, or none
         if args.svg:
             from schedcc.viz.pareto import write_pareto
             note = write_pareto(args.svg, res) or f"wrote {args.svg}"
-        if args.output:
+        if emitted is not None:
+            if args.output:
+                write_output(args.output, emitted.text)
+                sys.stdout.write(text)
+            else:
+                sys.stdout.write(emitted.text)
+                sys.stderr.write(text)
+            for n in emitted.notes:
+                sys.stderr.write(f"note: {n}\n")
+        elif args.output:
             write_output(args.output, text)
         else:
             sys.stdout.write(text)

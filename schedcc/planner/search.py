@@ -59,6 +59,7 @@ class PlanResult:
     peak_flops: float = 0.0
     removed: dict[str, list] = field(default_factory=dict)   # rule -> [count, example]
     without_overlap: Scored | None = None   # the winner scored again with overlap=none (what overlap gained)
+    context: Context | None = field(default=None, repr=False, compare=False)  # model, cluster, settings (emitters)
 
     @property
     def feasible(self) -> list[Scored]:
@@ -263,7 +264,8 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     infeasible = sum(1 for s in scored if not s.feasible)
     name = getattr(target, "name", target) if not isinstance(target, str) else target
     res = PlanResult(scored, len(scored), infeasible, time.perf_counter() - t0, gpus, global_batch,
-                     str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed)
+                     str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed,
+                     context=ctx)
     if scored and infeasible == len(scored):
         _too_large(res, model, ctx, fix)
     if explain and res.best.feasible and res.best.candidate.overlap != "none":
