@@ -188,3 +188,13 @@ def test_published_calibration_files_parse_and_predict(name):
     step = predict_steps(inp.runs[:1], base)[0]
     assert 0.5 < inp.runs[0].step_time_s / step < 2.0
     assert all(math.isfinite(r.step_time_s) for r in inp.runs)
+
+
+def test_api_doc_calibration_example_runs(capsys):
+    import re
+    text = (ROOT / "docs" / "api.md").read_text()
+    text = text[text.index("## Calibration and launch configurations"):text.index("## Training graphs")]
+    (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    exec(compile(code, "docs/api.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("compute ") and out[0].endswith("-0.0%") and '"train_batch_size": 16' in out[1]

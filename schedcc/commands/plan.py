@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                     help="progress bar on stderr (default: on a terminal, for searches over 2 s)")
+                     help="progress on stderr (default: a bar on a terminal after 2 s, elsewhere a line every 5 s; "
+                          "on: a line every 2 s; off: none)")
     model = parser.add_argument_group("model sizes (for 'transformer', or to override a named model)")
     model.add_argument("--layers", type=size("layers"))
     model.add_argument("--hidden", type=size("hidden"))

@@ -40,6 +40,7 @@ from schedcc.planner.space import Candidate, Settings, enumerate_space, parse_fi
 from schedcc.planner.layer import overlap_names
 
 PROGRESS_AFTER_S = 2.0   # a progress bar appears when a search runs longer than this (on a terminal)
+PROGRESS_EVERY_S = 5.0   # elsewhere (a log, a pipe), a progress line this often
 
 
 @dataclass
@@ -131,25 +132,38 @@ def _score_chunk_with(args) -> list[Scored]:
 
 
 class _Progress:
-    """A progress bar on stderr, shown only on a terminal and only after PROGRESS_AFTER_S."""
+    """Progress on stderr: a bar on a terminal after PROGRESS_AFTER_S; elsewhere (a log, a
+    pipe, CI) a line every PROGRESS_EVERY_S (every PROGRESS_AFTER_S when forced on).
+    *enabled*: None (auto), True (on) or False (off)."""
 
     def __init__(self, total: int, enabled: bool | None):
         self.total, self.done, self.t0 = total, 0, time.perf_counter()
-        self.on = sys.stderr.isatty() if enabled is None else enabled
+        self.tty = sys.stderr.isatty()
+        self.on = enabled is not False
+        self.every = PROGRESS_AFTER_S if enabled else PROGRESS_EVERY_S
+        self.last = self.t0
         self.shown = False
 
     def advance(self, n: int) -> None:
         self.done += n
         if not self.on:
             return
-        elapsed = time.perf_counter() - self.t0
+        now = time.perf_counter()
+        elapsed = now - self.t0
+        frac = self.done / self.total if self.total else 1
+        eta = elapsed / frac - elapsed if frac else 0
+        if not self.tty:
+            if now - self.last >= self.every and self.done < self.total:
+                sys.stderr.write(f"schedcc plan: scored {self.done:,} of {self.total:,} candidates ({frac:.0%}), "
+                                 f"{elapsed:.0f} s, about {eta:.0f} s left\n")
+                sys.stderr.flush()
+                self.last = now
+            return
         if elapsed < PROGRESS_AFTER_S and self.done < self.total:
             return
         if not self.shown and self.done >= self.total:
             return
         width = 30
-        frac = self.done / self.total if self.total else 1
-        eta = elapsed / frac - elapsed if frac else 0
         bar = "#" * int(width * frac) + "." * (width - int(width * frac))
         sys.stderr.write(f"\rscoring [{bar}] {self.done}/{self.total} candidates, {elapsed:.0f} s"
                          + (f", ~{eta:.0f} s left" if self.done < self.total else "") + "   ")
@@ -229,7 +243,8 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
 
     *fix* pins dimensions (``"tp=8,pp=8"`` or a dict); *workers* processes score in
     parallel (default: the number of cores; 1: in this process); *ray* scores on Ray
-    instead; *progress* forces the progress bar on or off (default: on a terminal). With
+    instead; *progress* forces progress on stderr on or off (default: a bar on a terminal, a line every
+    few seconds elsewhere: a log, a pipe). With
     *explain*, the winner is scored once more with ``overlap=none`` (``without_overlap``:
     what its overlap gained, for ``--explain``)."""
     t0 = time.perf_counter()
