@@ -17,7 +17,7 @@ from typing import Callable
 from schedcc.resources import VERSION as __version__
 from schedcc.errors import SchedccError
 from schedcc._perf import paused_gc
-from schedcc.fileio import transaction
+from schedcc.fileio import Interrupted, transaction
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     except SchedccError as err:
         sys.stderr.write(err.render() + "\n")
         return EXIT_INPUT
-    args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
+    args._argv = args_list  # for errors located on the command line (commands/values.py)
+    args._defaults = {a.dest: a.default for a in parser._actions}  # what was given (values.given)
     run: Callable[[argparse.Namespace], int] = args._run
     try:
         # Every file the command writes is staged and written only if it succeeds.
@@ -99,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("schedcc: interrupted\n")
         return 130
+    except Interrupted as err:  # SIGTERM or SIGHUP while writing: nothing was replaced
+        sys.stderr.write(f"schedcc: interrupted by signal {err.signum}; no output was written\n")
+        return 128 + err.signum
     except BrokenPipeError:
         return EXIT_OK
     except Exception as err:  # a bug in schedcc: say so plainly, no traceback by default

@@ -24,6 +24,9 @@ from typing import Iterator
 from schedcc.ir import Loc
 
 
+SHOWN = 100  # characters of a long source line shown around the caret
+
+
 @dataclass
 class SchedccError(Exception):
     """An error in the user's input (program, machine model, options)."""
@@ -43,8 +46,14 @@ class SchedccError(Exception):
         lines = [head]
         if self.loc is not None and self.source_line is not None:
             text = self.source_line.rstrip("\n").expandtabs(1)
+            col, width = max(self.loc.col - 1, 0), max(self.width, 1)
+            if len(text) > SHOWN:  # a window of a long line around the caret
+                start = max(0, min(col - SHOWN // 2, len(text) - SHOWN))
+                text = ("..." if start else "") + text[start:start + SHOWN] + ("..." if start + SHOWN < len(text) else "")
+                col = col - start + (3 if start else 0)
+                width = min(width, SHOWN - (col - (3 if start else 0)))
             lines.append(f"  {text}")
-            lines.append("  " + " " * max(self.loc.col - 1, 0) + "^" + "~" * max(self.width - 1, 0))
+            lines.append("  " + " " * col + "^" + "~" * max(width - 1, 0))
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -126,3 +135,13 @@ def check_range(value, lo: float, hi: float, what: str, *, integer: bool = False
         raise SchedccError(f"{what} must be {describe_range(lo, hi, integer, above)}{reason}, got {value!r}",
                            loc, focus=focus)
     return value
+
+
+def plural(n, word: str) -> str:
+    """``1 cycle``, ``3 cycles``, ``0.5 cycles``: a count and its noun, as people write them.
+
+    >>> plural(1, "cycle"), plural(2, "cycle"), plural(1.5, "cycle")
+    ('1 cycle', '2 cycles', '1.5 cycles')
+    """
+    text = str(n) if isinstance(n, int) else f"{n:g}"
+    return f"{text} {word}" if n == 1 else f"{text} {word}s"

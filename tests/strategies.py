@@ -31,3 +31,31 @@ def instruction(draw, opcodes=("add", "sub", "mul")):
 def straight_line(draw, min_size=1, max_size=30):
     lines = draw(st.lists(instruction(), min_size=min_size, max_size=max_size))
     return "\n".join(lines) + "\n"
+
+
+@st.composite
+def memory_instruction(draw):
+    """Loads and stores that stress the alias rules: ``{private = true}`` on some
+    accesses of an array and not on others (an LLVM alloca whose address may or may
+    not escape), distinct arrays, the very same element, pointers that may reach it."""
+    kind = draw(st.sampled_from(["load", "store", "pload", "pstore", "arith"]))
+    reg = st.sampled_from(REGS[:4])
+    if kind == "arith":
+        return f"{draw(reg)} = {draw(reg)} + {draw(reg)}"
+    array = draw(st.sampled_from(["A", "B", "C"]))
+    index = draw(st.sampled_from(["i", "i + 1", "j", "0"]))
+    private = " {private = true}" if draw(st.booleans()) else ""
+    if kind == "load":
+        return f"{draw(reg)} = load {array}[{index}]{private}"
+    if kind == "store":
+        return f"store {array}[{index}], {draw(reg)}{private}"
+    pointer = draw(st.sampled_from(["p", "q"]))
+    if kind == "pload":
+        return f"{draw(reg)} = load [{pointer}]"
+    return f"store [{pointer}], {draw(reg)}"
+
+
+@st.composite
+def memory_block(draw, max_size=12):
+    lines = draw(st.lists(memory_instruction(), min_size=2, max_size=max_size))
+    return "\n".join(lines) + "\nret r0\n"

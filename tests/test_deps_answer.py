@@ -65,3 +65,24 @@ def test_cli_exit_status(tmp_path, capsys, root):
     assert "mine.txt:1:1: error: cannot read this line" in capsys.readouterr().err
     assert main(["deps", lecture, "--target", "mips4"]) == 0
     assert "#1 -> #3 WAR t0 (+0)" in capsys.readouterr().out
+
+
+def test_what_deps_prints_is_a_right_answer(tmp_path, capsys):
+    """Issue 21: 'deps --answer' rejected the very lines 'deps' prints (' (+3)', headings),
+    for one block and for each block of a file with several."""
+    from schedcc.cli import main
+    for program, block in (("examples/lecture.ir", []), ("examples/loops/dot.ir", []),
+                           ("examples/loops/dot.ir", ["--block", "loop"])):
+        assert main(["deps", program, "--target", "la464"]) == 0
+        answer = tmp_path / "answer.txt"
+        answer.write_text(capsys.readouterr().out)
+        assert main(["deps", program, "--target", "la464", *block, "--answer", str(answer)]) == 0
+        assert "result: all right" in capsys.readouterr().out
+
+
+def test_an_empty_answer_is_not_all_right(tmp_path, capsys):
+    from schedcc.cli import main
+    answer = tmp_path / "answer.txt"
+    answer.write_text("\n# nothing yet\n")
+    assert main(["deps", "examples/lecture.ir", "--target", "mips4", "--answer", str(answer)]) == 1
+    assert "the answer lists nothing" in capsys.readouterr().out

@@ -112,3 +112,59 @@ def test_training_outputs_checked_before_work(tmp_path, capsys):
     code, _, err = run(["train", step, "--target", "h100-8x", "--trace", trace,
                         "--timeline", tmp_path / "nodir" / "t.svg"], capsys)
     assert code == 2 and "does not exist" in err and not trace.exists()
+
+
+def test_signals_and_failing_calls_on_the_write_path_never_mix_or_tear_outputs():
+    """Issue 21 (a sample of bench/bench_output_safety.py): strace stops or fails a run with
+    two outputs at system calls of its write path; every output stays wholly old or wholly
+    new, both agree after a signal, and no temporary file is left behind."""
+    from tools import need
+    need("strace")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_output_safety", ROOT / "bench" / "bench_output_safety.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    runs, problems = bench.sweep(sample=8)
+    assert runs == 8 and not problems, problems
+
+
+@pytest.mark.parametrize("argv_tail, shell_tail, words", [
+    (["-o", "/dev/stdin"], "< {inp}", "refusing to overwrite the input file"),
+    (["-o", ""], "", "-o: an empty file name"),
+])
+def test_outputs_that_would_lose_what_the_user_has_are_refused(argv_tail, shell_tail, words, tmp_path):
+    import shlex
+    import subprocess
+    import sys
+    inp = tmp_path / "in.ir"
+    inp.write_text((ROOT / "examples" / "lecture.ir").read_text())
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "schedcc", str(inp), "--target", "mips4",
+                                            *argv_tail]) + " " + shell_tail.format(inp=shlex.quote(str(inp)))
+    proc = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2 and words in proc.stderr
+    assert inp.read_text() == (ROOT / "examples" / "lecture.ir").read_text()
+
+
+def test_dev_stdout_redirected_to_a_file_keeps_the_report_and_the_program(tmp_path):
+    """Issue 21: '-o /dev/stdout > out.txt' left only the program (stdout re-opened, truncated)."""
+    import subprocess
+    import sys
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        proc = subprocess.run([sys.executable, "-m", "schedcc", str(ROOT / "examples" / "lecture.ir"), "--target",
+                               "mips4", "-o", "/dev/stdout"], stdout=fh, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "makespan 9 cycles" in text and text.count("t0 = t1 + t2") >= 2  # the table and the program
+
+
+def test_wrote_is_said_only_once_the_files_are_written(tmp_path, capsys, monkeypatch):
+    """Issue 21: 'report -o ro/r.html' printed 'wrote ...' before failing."""
+    from schedcc import fileio
+    def fail(staged):
+        raise fileio.SchedccError("cannot write: injected")
+    monkeypatch.setattr(fileio, "_commit", fail)
+    code, out, err = run(["report", LECTURE, "--target", "mips4", "-o", str(tmp_path / "r.html")], capsys)
+    assert code == 2 and "wrote" not in out + err

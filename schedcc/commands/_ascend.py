@@ -12,7 +12,7 @@ import sys
 
 from schedcc.commands.values import whole
 from schedcc.errors import SchedccError
-from schedcc.fileio import write_output
+from schedcc.fileio import after_commit, write_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
                             "unrolled (default 2)")
     group.add_argument("--no-code", action="store_true",
-                       help="do not print the synchronised program (it is still written with -o)")
+                       help="do not print the synchronised program, or with --pipeline the pipelined loops' code "
+                            "(it is still written with -o)")
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -100,6 +101,6 @@ def present(args: argparse.Namespace, result, name: str) -> int:
                     sys.stdout.write(format_explain(k) + "\n\n")
         if not args.no_code:
             sys.stdout.write("\n" + code)
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.train import (add_training_arguments, cluster_model, parse_window, policy_options, step_options,
                                     write_pictures)
+from schedcc.fileio import after_commit
 
 HELP = "compare the scheduling policies of a training step in one table"
 DESCRIPTION = """\
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     with located(text, name):
         target = cluster_model(args)
-        first = step_options(args, policies[0])
+        first = step_options(args, policies[0], policies)
         tg = build_training_graph(parse(text, name), target, dict(first.groups))  # built once for every policy
         labels = list(policies)
         overlaps = []
@@ -82,6 +83,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(format_compare(results, name, labels))
         for ov in overlaps:
             sys.stdout.write("\n" + format_overlap(ov))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from schedcc.commands.values import ITERATIONS, size
-from schedcc.fileio import STDOUT, check_output, write_output
+from schedcc.fileio import STDOUT, after_commit, check_output, write_output
 from schedcc.ir import print_program
 
 HELP = "generate the IR of a training step (transformer, with dp/tp/pp)"
@@ -71,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output(args.output)
     from schedcc.commands import overlap_opts
+    from schedcc.commands.values import refuse_unused
     chunks, _ = overlap_opts.mode(args)
+    needs = "prices --tp-comm-overlap's choice: give --tp-comm-overlap"
+    refuse_unused(args, [(opt, dest, chunks is not None, needs) for opt, dest in (
+        ("--target", "target"), ("--policy", "policy"), ("--set", "set_values"), ("--iterations", "iterations"),
+        ("--max-activation-gib", "max_activation_gib"))])
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
                             heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule,
@@ -98,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output and args.output != STDOUT:
         write_output(args.output, text)
         n = sum(len(b.instrs) - 1 for _, b in program.blocks())
-        sys.stderr.write(report + f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)\n")
+        sys.stderr.write(report)
+        after_commit(f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)")
     else:
         sys.stderr.write(report)
         sys.stdout.write(text)

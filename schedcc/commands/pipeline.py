@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.values import size
 from schedcc.errors import SchedccError
+from schedcc.fileio import after_commit
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
 DESCRIPTION = """\
@@ -61,10 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _size(text: str) -> float:
     from schedcc.frontends.ir_text import UNIT_SCALE
     import re
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
         raise SchedccError(f"--memory-limit: cannot read '{text}'", notes=["write a number, or bytes like 20GiB"])
-    return float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    value = float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    if not 0 < value <= 1e18:
+        raise SchedccError(f"--memory-limit {text}: expected a number greater than 0 and at most 1e18 "
+                           "(microbatch activations, or bytes)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -151,6 +156,6 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         sys.stdout.write(format_pipeline(data, act_bytes))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

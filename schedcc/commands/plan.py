@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.planner.space import Settings
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    from schedcc.fileio import check_outputs, transaction, write_output
+    from schedcc.fileio import after_commit, check_outputs, transaction, write_output
     check_outputs({"--svg": args.svg, "--output": args.output})
     if args.svg and not args.svg.lower().endswith((".svg", ".png")):
         raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
@@ -168,5 +168,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
     if note:
-        sys.stderr.write(note + "\n")
+        after_commit(note)
     return 0

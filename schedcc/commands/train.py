@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
+from schedcc.fileio import after_commit
 
+MAX_WINDOW_MS = 86_400_000.0
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
 DESCRIPTION = """\
 Schedule the operators of a distributed training step (IR with flops/bytes and
@@ -64,11 +67,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_groups(items: list[str] | None) -> dict[str, int]:
+    from schedcc.training.graph import MAX_RANKS
     out = {}
     for item in items or ():
         name, sep, size = item.partition("=")
         if not sep or not size.strip().isdigit() or not name.strip():
             raise SchedccError(f"--group '{item}': expected NAME=SIZE, e.g. --group dp=8")
+        if not 1 <= int(size) <= MAX_RANKS:
+            raise SchedccError(f"--group {item}: a group has from 1 to {MAX_RANKS:,} ranks")
         out[name.strip()] = int(size)
     return out
 
@@ -81,9 +87,22 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
     return {}
 
 
-def step_options(args: argparse.Namespace, policy: str | None = None):
-    """The job options of a training step from the command line."""
+def step_options(args: argparse.Namespace, policy: str | None = None, policies: list[str] | None = None):
+    """The job options of a training step from the command line (*policies*: every policy the
+    command runs, for the options that apply to one of them)."""
+    from schedcc.commands.values import refuse_unused
     from schedcc.driver.job import Options
+    chosen = set(policies or [policy or args.policy])
+    overlap = getattr(args, "tp_comm_overlap", None)
+    refuse_unused(args, [
+        ("--bucket-mb", "bucket_mb", "ddp" in chosen, "sizes the buckets of --policy ddp"),
+        ("--partition-mb", "partition_mb", "priority" in chosen, "sizes the chunks of --policy priority"),
+        ("--credit-mb", "credit_mb", "priority" in chosen, "bounds the chunks in flight of --policy priority"),
+        ("--max-activation-gib", "max_activation_gib", overlap == "auto",
+         "bounds what --tp-comm-overlap auto may keep"),
+        ("--time-limit", "time_limit", getattr(args, "exact", False), "limits the exact solver: give --exact"),
+        ("--workers", "workers", getattr(args, "exact", False), "sets the exact solver's threads: give --exact"),
+    ])
     policy = policy or args.policy
     exact = {}
     if getattr(args, "exact", False):
@@ -118,8 +137,11 @@ def parse_window(text: str | None) -> tuple[float, float] | None:
         lo, hi = float(a), float(b)
     except ValueError:
         lo = hi = -1.0
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi > MAX_WINDOW_MS:
+        lo = hi = -1.0
     if not sep or lo < 0 or hi <= lo:
-        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds, e.g. 100:102")
+        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds from 0 to "
+                           f"{MAX_WINDOW_MS:,.0f} (a day), e.g. 100:102")
     return lo * 1000, hi * 1000
 
 
@@ -146,8 +168,8 @@ def present(result, name: str, fmt: str, source_path: str, trace: str | None = N
         sys.stdout.write(json.dumps({"file": name, **result.to_json()}, indent=2) + "\n")
     else:
         sys.stdout.write(format_step(result, name))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0
 
 
@@ -188,6 +210,6 @@ def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
     else:
         sys.stdout.write(format_step(after, name) + "\n" + format_before_after(before, after) + "\n"
                          + format_overlap(ov))
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    for note in notes:  # said once the files are written
+        after_commit(note)
     return 0

@@ -103,6 +103,21 @@ def _mib():
 MIB = _mib()
 
 
+def given(args, dest: str) -> bool:
+    """Whether the option stored in *dest* was given a value other than its default."""
+    defaults = getattr(args, "_defaults", {})
+    return dest in defaults and getattr(args, dest, None) != defaults[dest]
+
+
+def refuse_unused(args, rules) -> None:
+    """Refuse an option given where it has no effect, before any work: *rules* lists
+    (option, dest, applies, what it needs); ``applies`` False for a given option is a
+    located error saying what it needs (issue 21: options silently ignored)."""
+    for option, dest, applies, needs in rules:
+        if not applies and given(args, dest):
+            raise option_error(args, option, f"{option} has no effect here: it {needs}", value=False)
+
+
 # --- errors located on the command line ------------------------------------------------------------------
 
 

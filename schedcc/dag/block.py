@@ -46,7 +46,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from schedcc._perf import paused_gc
@@ -251,9 +251,16 @@ class DagBuilder:
         region = self.regions.setdefault(acc.region, _Region())
         if acc.writes:
             # A store to exactly the same location supersedes the pending
-            # accesses of that location: whatever may alias them aliases it too.
+            # accesses of that location: whatever may alias them must then alias
+            # it too. A private store does not alias pointers, but what it
+            # supersedes may (the same element read without 'private'): it
+            # stands for them as a store pointers may reach, so that a later
+            # pointer access stays ordered after all of them.
             old = region.stores.pop(acc.key, None)
-            region.count -= (old is not None) + len(region.loads.pop(acc.key, ()))
+            superseded = region.loads.pop(acc.key, [])
+            region.count -= (old is not None) + len(superseded)
+            if acc.private and any(not x.private for x in ([old] if old is not None else []) + superseded):
+                acc = replace(acc, private=False)
             region.stores[acc.key] = acc
         else:
             region.loads.setdefault(acc.key, []).append(acc)

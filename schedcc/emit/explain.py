@@ -28,6 +28,7 @@ from Python::
 
 from __future__ import annotations
 
+from schedcc.errors import plural
 from schedcc.problem import SchedGraph
 from schedcc.sched.priority import PRIORITY_HELP
 
@@ -169,7 +170,7 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     if exact is None:
         out.append("   " + summary_line(res))
     else:
-        out.append(f"   the list schedule takes {s.makespan} cycles (lower bound {res.bound.value})")
+        out.append(f"   the list schedule takes {plural(s.makespan, 'cycle')} (lower bound {res.bound.value})")
     out.append("")
 
     # 5. On the pipeline.

@@ -42,6 +42,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 from schedcc.frontends.llvm_check import check_function
 from schedcc.frontends.llvm_info import check_phis, function_info
 from schedcc.errors import SchedccError, attach_source
+from schedcc.fileio import check_nesting
 from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_text import syntax_error
@@ -317,9 +318,13 @@ def _blocks(body: list, fb: _FunctionBuilder):
     return blocks
 
 
+MAX_NESTING = 256  # brackets in LLVM IR: types, constants, metadata
+
+
 def parse_llvm(text: str, filename: str = "<input>") -> Source:
     """Parse LLVM IR *text*; the :class:`Source` writes schedules back as LLVM IR."""
     try:
+        check_nesting(text, filename, MAX_NESTING, "[{(<", "]})>", ";")  # types nested 30,000 deep took 2.7 GB
         try:
             items = _parser().parse(text)
         except UnexpectedInput as err:

@@ -199,7 +199,32 @@ def _run_processes(cands, model, target, gpus, batch, settings, workers, progres
     return out
 
 
+JOIN_TIMEOUT = 10.0  # seconds to reach a Ray cluster's address before giving up (Ray itself retries for minutes)
+
+
+def _reachable(address: str) -> None:
+    """Refuse a Ray address that does not answer within :data:`JOIN_TIMEOUT` seconds
+    (a TCP connection to its host and port), before Ray spends minutes retrying."""
+    import socket
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SchedccError(f"--ray {address}: expected 'auto' or HOST:PORT of a Ray cluster (ray://HOST:PORT for "
+                           "Ray Client)")
+    try:
+        socket.create_connection((host, int(port)), timeout=JOIN_TIMEOUT).close()
+    except OSError as err:
+        raise SchedccError(f"--ray {address}: no Ray cluster answers there within {JOIN_TIMEOUT:g} s "
+                           f"({err.strerror or err})",
+                           notes=["start one with 'ray start --head' and give its address, or use --ray auto"]) from None
+
+
 def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> list[Scored]:
+    import os
+    # Ray's own C++ log lines repeat every retry while it joins; the error below says it in one
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    if address != "auto":
+        _reachable(address)
     try:
         import ray
     except ImportError:
@@ -215,6 +240,8 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
                     ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        except SchedccError:
+            raise
         except Exception as err:  # a wrong address, an unreachable cluster
             raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
         started = True
@@ -302,8 +329,8 @@ def _too_large(res: PlanResult, model, ctx: Context, fix: dict) -> None:
                      f"with a global batch of {res.global_batch}")
     else:
         notes.append("no cluster up to 65,536 GPUs fits it with this batch: shorten the sequence or the model")
-    raise SchedccError(f"{model.name} does not fit on {res.gpus} GPUs of {ctx.cluster.name or 'this cluster'} "
-                       f"in any configuration", notes=notes)
+    raise SchedccError(f"--gpus {res.gpus}: {model.name} does not fit on {res.gpus} GPUs of "
+                       f"{ctx.cluster.name or 'this cluster'} in any configuration", notes=notes)
 
 
 def smallest_fitting_gpus(model, ctx: Context, fix: dict, limit: int = 65536) -> int | None:

@@ -389,6 +389,8 @@ def exact_modulo_schedule(graph: SchedGraph, heuristic: ModuloSchedule | None = 
     seconds += out.seconds
     if out.status in ("optimal", "feasible"):
         cycle, unit = _decode(graph, mm, out)
+    if out.stopped and out.status != "optimal":  # the registers' search was cut: say so, as the II's would be
+        stopped = stopped or f"{out.stopped} (registers)"
     live = register_pressure(graph, ii, cycle, fresh_uses).max_live
     live_bound = int(math.ceil(out.bound)) if out.bound is not None else 0
     live_status = "optimal" if out.status == "optimal" or live <= live_bound else "feasible"

@@ -41,6 +41,7 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Hashable, Iterable
 
+from schedcc.errors import plural
 from schedcc.problem import SchedGraph, as_graph, is_acyclic
 from schedcc.sched.mrt import implied_deps
 
@@ -104,11 +105,11 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
         work[units] = work.get(units, 0) + occ
         count[units] = count.get(units, 0) + 1
         if occ > longest[0]:
-            longest = (occ, f"one operation keeps its unit busy {occ} cycles")
+            longest = (occ, f"one operation keeps its unit busy {plural(occ, 'cycle')}")
         for res, cycles in op.also:
             extra[res] = extra.get(res, 0) + cycles
             if cycles > longest[0]:
-                longest = (cycles, f"one operation holds {res} {cycles} cycles")
+                longest = (cycles, f"one operation holds {res} {plural(cycles, 'cycle')}")
     if longest[0] > best.value:
         best = ResBound(longest[0], longest[1])
     # Close the unit sets under union: operations confined to the union of two
@@ -126,7 +127,7 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
     for res, cycles in extra.items():
         bound = math.ceil(cycles / caps.get(res, 1))
         if bound > best.value:
-            best = ResBound(bound, f"{res}: held {cycles} cycles per iteration")
+            best = ResBound(bound, f"{res}: held {plural(cycles, 'cycle')} per iteration")
     return best
 
 

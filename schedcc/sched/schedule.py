@@ -52,6 +52,7 @@ class Schedule:
     exact: Any = None    # an exact strategy's proof: schedcc.sched.exact.ExactInfo
     repair_round: int = 0  # the list scheduler's repair round that made it (0: the plain run)
     by_key: bool = False   # nodes named by the graph's keys rather than numbered
+    kept_original: int | None = None  # the input order was kept: the scheduler's makespan, which was longer
 
     @property
     def dag(self) -> SchedGraph:

@@ -91,4 +91,7 @@ class Formula:
             raise FormulaError(f"'{self.text}' overflows") from None
         if not isinstance(result, (int, float)) or math.isnan(result) or result > MAX_CYCLES:
             raise FormulaError(f"'{self.text}' gives {result!r}, more than {MAX_CYCLES} cycles")
-        return max(int(math.ceil(result)), 0)
+        if result < 0:  # a cost never goes negative; a formula that does is wrong for these values
+            bound = ", ".join(f"{k} = {v:g}" for k, v in sorted(values.items()) if k in self.names)
+            raise FormulaError(f"'{self.text}' gives {result:g} cycles, less than 0, for {bound}")
+        return int(math.ceil(result))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import decode_text
+from schedcc.fileio import check_nesting, decode_text
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -37,6 +37,7 @@ CLASS_KEYS = frozenset({"opcodes", "units", "latency", "occupancy", "also", "lat
 # The largest values a model may give (docs/targets.md): beyond them a model is a
 # mistake, and a unit count of 10^8 would make every scheduler crawl.
 MAX_UNITS = 1024          # instances of one unit group, and the issue width
+MAX_NESTING = 64          # brackets inside brackets in a TOML file (tomllib recurses per level)
 MAX_CYCLES = 1_000_000    # latencies, occupancies, cycles an extra resource is held
 MAX_NUMBER = 1e18         # parameters and rates
 
@@ -141,15 +142,19 @@ def key_location(text: str, key: str, path: str) -> Loc | None:
 
 def parse_target(text: str, path: str = "<target>") -> Target:
     """Build a :class:`Target` from TOML *text*; errors name *path* and the key."""
+    check_nesting(text, path, MAX_NESTING)  # tomllib recurses per level
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
         lines = text.splitlines()
+        loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
+        if loc is None and "(at end of document)" in msg:  # the end: the last line, after its last character
+            loc = Loc(path, max(len(lines), 1), len(lines[-1]) + 1 if lines else 1)
         line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
-        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
+        where = " at the end of the file" if "(at end of document)" in msg else ""
+        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at (line|end of document).*', '', msg)}{where}", loc,
                            source_line=line) from None
     return target_from_data(data, path, text)
 
@@ -164,6 +169,7 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
     width = v.get(head, "target.issue_width", int, minimum=1, maximum=MAX_UNITS)
     stages = tuple(v.get(head, "target.stages", list, ["IF", "EX", "WB"]))
     in_order = v.get(head, "target.in_order", bool, True)
+    writeback = v.get(head, "target.in_order_writeback", bool, False)
     aliases = tuple(v.get(head, "target.aliases", list, []))
     deps = v.table(data, "dependences", required=False)
     war = v.get(deps, "dependences.war_latency", int, 0, minimum=0, maximum=MAX_CYCLES)
@@ -243,7 +249,7 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
         raise v.fail("classes", "a target needs at least one opcode class")
     return Target(name=name, description=description, issue_width=width,
                   units=tuple(instances), groups=groups, classes=tuple(classes),
-                  stages=tuple(str(s) for s in stages), in_order=in_order,
+                  stages=tuple(str(s) for s in stages), in_order=in_order, in_order_writeback=writeback,
                   war_latency=war, waw_latency=waw, aliases=tuple(str(a) for a in aliases),
                   path=path, raw=data)
 

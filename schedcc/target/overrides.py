@@ -21,11 +21,14 @@ import difflib
 import tomllib
 
 from schedcc.errors import SchedccError
+from schedcc.fileio import check_nesting
 from schedcc.target import Target, target_from_data
+from schedcc.target.load import MAX_NESTING
 
 
 def _value(text: str):
     try:
+        check_nesting(text, "--set", MAX_NESTING)
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text

@@ -66,8 +66,11 @@ def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
     return sorted(deps)
 
 
-_EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL)\s*(.*)$", re.I)
+_EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL)\s*(.*?)"
+                   r"(?:\s*\(memory\))?(?:\s*\(\+\d+\))?$", re.I)  # 'schedcc deps' adds '(memory)', '(+3)'
 _WEIGHT = re.compile(r"^#?(\d+)\s+weight\s*=?\s*(-?\d+)$", re.I)
+_WEIGHTS = re.compile(r"^#\d+\s+-?\d+(\s*,\s*#\d+\s+-?\d+)*$")  # 'schedcc deps' prints '#0 0, #1 3, ...'
+_ECHO = re.compile(r"^#(\d+)\s+(.+)$")
 
 
 @dataclass
@@ -96,12 +99,26 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
     listed_pairs: set[tuple[int, int]] = set()
     weights = lecture_weights(dag)
     given_weights: dict[int, int] = {}
-    for lineno, raw in enumerate(answer.splitlines(), 1):
+    for lineno, raw in _section(answer, block.label):
         line = raw.split("//")[0].strip()
         if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\d", line)):
             continue
+        if line.endswith(":"):  # the headings 'schedcc deps' prints: its output is a valid answer
+            continue
         m, w = _EDGE.match(line), _WEIGHT.match(line)
         loc = Loc(name, lineno, 1)
+        if not m and not w and _WEIGHTS.match(line):
+            for item in line.split(","):
+                node, value = item.split()
+                given_weights[int(node[1:])] = int(value)
+            if max(given_weights) >= n:
+                raise SchedccError(f"there is no instruction #{max(given_weights)} (the block has #0 to "
+                                   f"#{n - 1})", loc, source_line=raw)
+            continue
+        echo = _ECHO.match(line)
+        if not m and not w and echo and int(echo.group(1)) < n and \
+                _norm(echo.group(2)) == _norm(str(block.instrs[int(echo.group(1))])):
+            continue  # an instruction as 'schedcc deps' lists it
         if w:
             node, value = int(w.group(1)), int(w.group(2))
             if node >= n:
@@ -137,6 +154,9 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
         for v, count in sorted(missing.items()):
             report.missing.append(f"#{v} {block.instrs[v]} depends on {count} more instruction"
                                   f"{'s' if count != 1 else ''} than you listed")
+    if not report.right and not report.wrong and not given_weights:
+        report.missing.append("the answer lists nothing: write one dependence per line, '#0 -> #1 RAW t0', "
+                              "or the node weights, '#0 weight 6'")
     if given_weights:  # weights asked for: every node needs one
         # one entry per node, so that the summary counts what is missing
         report.missing.extend(f"no weight given for #{i} {block.instrs[i]}" for i in range(n)
@@ -149,6 +169,23 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
             report.wrong.append(f"#{node} weight {value}: not the longest path of edge weights from "
                                 f"#{node} to the end")
     return report
+
+
+_HEADING = re.compile(r"^\S.* / (\S+) on \S+:$")
+
+
+def _section(answer: str, label: str) -> list[tuple[int, str]]:
+    """(line number, line) of *answer*; where it holds the output of ``schedcc deps`` for
+    several blocks (headings ``main / loop on la464:``), only the section of block *label*."""
+    lines = list(enumerate(answer.splitlines(), 1))
+    headings = [(k, m.group(1)) for k, (_, raw) in enumerate(lines) if (m := _HEADING.match(raw.strip()))]
+    if not headings:
+        return lines
+    for j, (k, name) in enumerate(headings):
+        if name == label:
+            end = headings[j + 1][0] if j + 1 < len(headings) else len(lines)
+            return lines[k + 1:end]
+    return []
 
 
 def _hint(deps: list[Dependence], src: int, dst: int) -> str:

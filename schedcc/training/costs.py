@@ -29,7 +29,7 @@ import math
 import re
 from dataclasses import MISSING, dataclass, fields, replace
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.target import Target
 
 TICKS_PER_US = 1000  # schedules count nanoseconds
@@ -188,11 +188,20 @@ _UNITS = {
 
 
 def parse_quantity(text: str, key: str = "") -> float:
-    """``200GB/s`` -> 2e11, ``5us`` -> 5e-6, ``989TFLOPS`` -> 9.89e14, ``0.5`` -> 0.5."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%]*)\s*", text)
+    """``200GB/s`` -> 2e11, ``5us`` -> 5e-6, ``989TFLOPS`` -> 9.89e14, ``0.5`` -> 0.5.
+
+    >>> parse_quantity("-1", "link_bw")
+    Traceback (most recent call last):
+    ...
+    schedcc.errors.SchedccError: error: --set link_bw: '-1' is negative: link_bw is a size, a rate or a time
+    """
+    m = re.fullmatch(r"\s*([-+]?)([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%]*)\s*", text)
     if not m:
         raise SchedccError(f"--set {key}: cannot read '{text}' as a number",
                            notes=["write a number with an optional unit: 200GB/s, 5us, 989TFLOPS, 0.5"])
+    if m.group(1) == "-" and float(m.group(2)) != 0:
+        raise SchedccError(f"--set {key}: '{text}' is negative: {key} is a size, a rate or a time")
+    m = re.fullmatch(r"\s*[-+]?([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%]*)\s*", text)
     value, unit = float(m.group(1)), m.group(2).lower()
     if unit and unit not in _UNITS:
         raise SchedccError(f"--set {key}: unknown unit '{m.group(2)}'",
@@ -201,6 +210,37 @@ def parse_quantity(text: str, key: str = "") -> float:
 
 
 _FIELDS = {f.name: f for f in fields(Cluster)}
+
+# Every [cluster] number's range (key -> lo, hi, whether lo itself is allowed, why): a value
+# outside it is an error naming the key, in a target file and in --set alike. The bounds
+# are wide for any real hardware (docs/cost-model.md) and keep derived times finite.
+_RANGES: dict[str, tuple[float, float, bool, str]] = {
+    "peak_flops": (0, 1e19, False, "FLOP/s per device; the fastest accelerators do about 1e16"),
+    "efficiency": (0, 1, False, "a fraction of peak"),
+    "hbm_bw": (0, 1e15, False, "bytes/s per device; today's HBM gives about 8e12"),
+    "link_bw": (0, 1e15, False, "bytes/s per device and direction; NVLink 5 gives about 1e12"),
+    "link_latency": (0, 1, True, "seconds per step"),
+    "net_bw": (0, 1e15, False, "bytes/s per device and direction"),
+    "net_latency": (0, 1, True, "seconds per step"),
+    "devices_per_node": (1, 1024, True, "devices in one node"),
+    "nodes": (1, 131_072, True, "nodes in the cluster"),
+    "comm_efficiency": (0, 1, False, "a fraction of link bandwidth"),
+    "launch_overhead": (0, 1, True, "seconds added to every operator"),
+    "contention": (0, 1, True, "the fraction compute slows while communication overlaps it"),
+    "compute_units": (0, 1_000_000, True, "SMs or AI cores per device; 0: no tile model"),
+    "memory_capacity": (0, 1e15, True, "bytes of device memory"),
+    "memory_reserved": (0, 1e15, True, "bytes the framework keeps"),
+    "gemm_efficiency": (0, 1, True, "a fraction of peak; 0: use efficiency"),
+    "attention_efficiency": (0, 1, True, "a fraction of peak; 0: gemm_efficiency's"),
+    "memory_efficiency": (0, 1, False, "a fraction of hbm_bw"),
+    "gemm_k_overhead": (0, 1_000_000, True, "reduction steps per GEMM tile"),
+}
+
+
+def _check_field(key: str, value, where: str) -> None:
+    lo, hi, closed, why = _RANGES[key]
+    integer = _FIELDS[key].type == "int"
+    check_range(value, lo, hi, where, integer=integer, above=not closed, why=why)
 
 
 def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
@@ -221,12 +261,9 @@ def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
         if f.type == "str":
             if value not in ("ring", "tree"):
                 raise SchedccError(f"{path or name}: key 'cluster.{key}': expected \"ring\" or \"tree\"")
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise SchedccError(f"{path or name}: key 'cluster.{key}': expected a non-negative number, got {value!r}")
+        else:
+            _check_field(key, value, f"{path or name}: key 'cluster.{key}'")
         values[key] = value
-    for key in ("peak_flops", "efficiency", "hbm_bw", "link_bw", "net_bw", "devices_per_node", "nodes"):
-        if key in values and values[key] <= 0:
-            raise SchedccError(f"{path or name}: key 'cluster.{key}': must be positive")
     values["devices_per_node"] = int(values["devices_per_node"])
     values["compute_units"] = int(values.get("compute_units", 0))
     values["nodes"] = int(values["nodes"])
@@ -253,11 +290,17 @@ def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
                                notes=[f"did you mean {', '.join(close)}?" if close else
                                       "parameters: " + ", ".join(k for k in _FIELDS if k != "name")])
         if key == "inter_algorithm":
+            if text not in ("ring", "tree"):
+                raise SchedccError(f"--set inter_algorithm={text}: expected ring or tree")
             table[key] = text
         elif key == "gemm_tiles":
             table[key] = [t.strip() for t in text.split(",")] if isinstance(text, str) else list(text)
+            parse_tiles(table[key], f"--set gemm_tiles")
         else:
             value = parse_quantity(text, key) if isinstance(text, str) else float(text)
+            if _FIELDS[key].type == "int" and value == int(value):
+                value = int(value)
+            _check_field(key, value, f"--set {key}")
             table[key] = value
     cluster_from_table(table, target.name)  # validate
     raw = {**target.raw, "cluster": table}
@@ -281,7 +324,7 @@ def parse_tiles(value, where: str) -> tuple:
     items = value if isinstance(value, (list, tuple)) else [value]
     out = []
     for item in items:
-        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(item))
+        m = re.fullmatch(r"\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*", str(item))
         if not m or not int(m.group(1)) or not int(m.group(2)):
             raise SchedccError(f"{where}: expected tile shapes like \"128x256,128x128\", got {value!r}")
         out.append((int(m.group(1)), int(m.group(2))))

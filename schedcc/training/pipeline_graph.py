@@ -61,6 +61,10 @@ class Action:
         return f"{self.stage}{self.kind}{'' if self.mb is None else self.mb}"
 
 
+MAX_STAGES = 1024        # as schedcc pipeline --stages (schedcc.training.limits)
+MAX_MICROBATCHES = 4096  # as --microbatches
+
+
 def parse_action(text: str) -> Action:
     text = text.strip()
     m = _OVERLAP.fullmatch(text)
@@ -75,7 +79,11 @@ def parse_action(text: str) -> Action:
     mb = int(m.group(3)) if m.group(3) else None
     if mb is None and m.group(2) not in ("UNSHARD", "RESHARD", "REDUCE_GRAD"):
         raise ValueError(f"'{text}' needs a microbatch number")
-    return Action(m.group(2), int(m.group(1)), mb)
+    stage = int(m.group(1))
+    if stage >= MAX_STAGES or (mb is not None and mb >= MAX_MICROBATCHES):
+        raise ValueError(f"'{text}': stages are numbered below {MAX_STAGES:,} and microbatches below "
+                         f"{MAX_MICROBATCHES:,} (as --stages and --microbatches)")
+    return Action(m.group(2), stage, mb)
 
 
 @dataclass(frozen=True)

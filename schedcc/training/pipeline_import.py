@@ -19,6 +19,7 @@ import re
 from dataclasses import replace
 
 from schedcc.errors import SchedccError
+from schedcc.fileio import check_nesting
 from schedcc.ir import Loc
 from schedcc.target import Target
 from schedcc.training.pipeline_graph import Action, StageCosts, parse_action
@@ -62,12 +63,15 @@ def parse_schedule_text(text: str, filename: str = "<schedule>") -> list[list[Ac
 
 def _parse_json(text: str, filename: str) -> list[list[Action]]:
     try:
+        check_nesting(text, filename, 32, comment="\0")  # a JSON list of lists of actions: 3 levels
         data = json.loads(text)
     except json.JSONDecodeError as err:
+        lines = text.splitlines()
         raise SchedccError(f"invalid JSON: {err.msg}", Loc(filename, err.lineno, err.colno),
-                           source_line=text.splitlines()[err.lineno - 1] if text.splitlines() else None) from None
-    if not isinstance(data, list) or not all(isinstance(r, list) for r in data):
-        raise SchedccError(f"{filename}: expected a JSON list of lists of actions, one list per rank")
+                           source_line=lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else None) from None
+    if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
+        raise SchedccError("expected a JSON list of lists of actions, one list per rank",
+                           Loc(filename, 1, 1), notes=['for example: [["0F0", "0B0"], ["1F0", "1B0"]]'])
     lists = []
     for rank, row in enumerate(data):
         acts = []
@@ -77,9 +81,22 @@ def _parse_json(text: str, filename: str) -> list[list[Action]]:
             try:
                 acts.append(parse_action(str(item)))
             except ValueError as err:
-                raise SchedccError(f"{filename}: rank {rank}, position {pos}: {err}") from None
+                raise SchedccError(f"rank {rank}, position {pos}: {err}", _json_loc(text, filename, str(item))) from None
         lists.append(acts)
+    if not any(lists):
+        raise SchedccError("no actions", Loc(filename, 1, 1), notes=['for example: [["0F0", "0B0"], ["1F0", "1B0"]]'])
     return lists
+
+
+def _json_loc(text: str, filename: str, item: str) -> Loc:
+    """Where *item* first appears in the JSON *text* (1:1 when it cannot be found)."""
+    at = text.find(json.dumps(item))
+    if at < 0:
+        return Loc(filename, 1, 1)
+    return Loc(filename, text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1)
+
+
+MAX_UNIT_COST = 1_000_000
 
 
 def parse_unit_costs(text: str) -> StageCosts:
@@ -97,9 +114,13 @@ def parse_unit_costs(text: str) -> StageCosts:
             n = int(value)
         except ValueError:
             raise SchedccError(f"--unit-costs: '{value.strip()}' is not a whole number") from None
-        if n < 0:
-            raise SchedccError(f"--unit-costs: {key} must not be negative, got {n}")
-        values["comm" if key in ("C", "COMM") else key.lower()] = n
+        if not 0 <= n <= MAX_UNIT_COST:
+            raise SchedccError(f"--unit-costs: {key} must be a whole number from 0 to {MAX_UNIT_COST:,} "
+                               f"(abstract time units), got {n}")
+        field = "comm" if key in ("C", "COMM") else key.lower()
+        if field in values:
+            raise SchedccError(f"--unit-costs: {key} is given twice ('{text}')", notes=["give each kind once"])
+        values[field] = n
     i, w = values.get("i"), values.get("w")
     b = values.get("b", (i or 1) + (w or 1) if (i is not None or w is not None) else 2)
     return StageCosts(f=values.get("f", 1), b=b, i=i, w=w, comm=values.get("comm", 0), fb=values.get("fb"))
