@@ -244,7 +244,7 @@ def test_api_doc_planner_example_runs(capsys):
     import re
     from pathlib import Path
     text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
-    text = text[text.index("## The auto-parallel planner"):text.index("## Training graphs")]
+    text = text[text.index("## The auto-parallel planner"):text.index("## Calibration and launch configurations")]
     (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     exec(compile(code, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out

@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--workers", type=whole(1, 1024, "processes on this machine"), default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
+    run.add_argument("--exhaustive", action="store_true",
+                     help="schedule every candidate that fits (default: only those whose lower bound can enter the "
+                          "--top rows; with --svg, also the picture's band; with --emit, every one)")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                      help="progress on stderr (default: a bar on a terminal after 2 s, elsewhere a line every 5 s; "
                           "on: a line every 2 s; off: none)")
@@ -133,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain, keep=args.top,
+               band=bool(args.svg), exhaustive=args.exhaustive or bool(args.emit))
     note = ""
     if args.format == "json":
         data = res.to_json(None)
