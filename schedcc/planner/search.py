@@ -9,6 +9,9 @@ step time, then the infeasible ones by how far they overflow. Candidates are
 sent in chunks that share their level-1 shapes, so each worker's cache serves
 a whole chunk; scoring is a pure function of the candidate, so every backend
 returns the same numbers, and the ranking breaks ties by the candidate itself.
+Level 2, the costly part, runs in order of each candidate's lower bound and
+stops when no bound left can enter the best ``keep`` (:func:`_search`), unless
+``exhaustive``.
 
 The summary follows UniAP's: the best and second-best throughput, the median
 and the slowest feasible candidate, how many were infeasible, the search
@@ -63,6 +66,7 @@ class PlanResult:
     context: Context | None = field(default=None, repr=False, compare=False)  # model, cluster, settings (emitters)
     pruned: int = 0            # candidates that fit but whose lower bound kept them out of the best (not scheduled)
     pruned_bound_s: float = 0.0   # the least lower bound among them: none of them is faster
+    band: bool = False         # the search also kept every candidate within PRUNE_BAND x the best
 
     @property
     def feasible(self) -> list[Scored]:
@@ -393,7 +397,8 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     name = getattr(target, "name", target) if not isinstance(target, str) else target
     res = PlanResult(scored, len(scored), infeasible, time.perf_counter() - t0, gpus, global_batch,
                      str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed,
-                     context=ctx, pruned=len(pruned), pruned_bound_s=min((p.bound_s for p in pruned), default=0.0))
+                     context=ctx, pruned=len(pruned), pruned_bound_s=min((p.bound_s for p in pruned), default=0.0),
+                     band=band)
     if scored and infeasible == len(scored):
         _too_large(res, model, ctx, fix)
     if explain and res.best.feasible and res.best.candidate.overlap != "none":

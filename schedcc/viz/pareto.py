@@ -140,7 +140,8 @@ def pareto_svg(result) -> str:
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{LEFT}" y="24" style="font-size:15px;font-weight:bold">{_esc(result.model)} on '
            f'{result.gpus} x {_esc(result.target)}, global batch {result.global_batch}: '
-           f'{result.searched} candidates, {result.infeasible} out of memory</text>',
+           f'{result.searched} candidates, {result.infeasible} out of memory'
+           + (f', {result.pruned} slower ones not scheduled' if getattr(result, "pruned", 0) else "") + '</text>',
            f'<text x="{LEFT}" y="44" style="fill:#555">step time (the best to {BAND:g} x it) against memory per '
            f'GPU; Pareto front: nothing both faster and smaller</text>']
     # axes and grid
