@@ -17,7 +17,7 @@ from typing import Callable
 from schedcc.resources import VERSION as __version__
 from schedcc.errors import SchedccError
 from schedcc._perf import paused_gc
-from schedcc.fileio import Interrupted, transaction
+from schedcc.fileio import transaction
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
@@ -48,6 +48,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         from schedcc.commands.values import usage_error
         raise usage_error(self.argv, self.prog, message)
+
+    def _get_values(self, action, arg_strings):
+        # argparse drops a value '--' (``--iterations=--``) and hands the option [] unconverted
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
 
 
 def _load(module: str):
@@ -100,9 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("schedcc: interrupted\n")
         return 130
-    except Interrupted as err:  # SIGTERM or SIGHUP while writing: nothing was replaced
-        sys.stderr.write(f"schedcc: interrupted by signal {err.signum}; no output was written\n")
-        return 128 + err.signum
     except BrokenPipeError:
         return EXIT_OK
     except Exception as err:  # a bug in schedcc: say so plainly, no traceback by default

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from schedcc.commands.values import ITERATIONS, size
-from schedcc.fileio import STDOUT, after_commit, check_output, write_output
+from schedcc.fileio import STDOUT, check_output, write_output
 from schedcc.ir import print_program
 
 HELP = "generate the IR of a training step (transformer, with dp/tp/pp)"
@@ -103,8 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output and args.output != STDOUT:
         write_output(args.output, text)
         n = sum(len(b.instrs) - 1 for _, b in program.blocks())
-        sys.stderr.write(report)
-        after_commit(f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)")
+        sys.stderr.write(report + f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)\n")
     else:
         sys.stderr.write(report)
         sys.stdout.write(text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.fileio import after_commit, write_output
+from schedcc.fileio import write_output
 from schedcc.sched.modulo import ALGORITHMS
 
 
@@ -51,6 +51,6 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
         if args.explain:
             for res in result.loops:
                 sys.stdout.write("\n" + format_pipeline_explain(res))
-    for note in notes:  # said once the files are written
-        after_commit(note)
+    for note in notes:
+        sys.stderr.write(note + "\n")
     return 0

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from schedcc.driver import schedule_program
-from schedcc.fileio import after_commit, check_output, read_input, write_output
-from schedcc.errors import located, plural
+from schedcc.fileio import check_output, read_input, write_output
+from schedcc.errors import located
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES
 
@@ -48,10 +48,11 @@ def run(args: argparse.Namespace) -> int:
                            title=args.title, source=source, notes=notes)
     write_output(args.output, page, (args.file,))
     blocks = len(result.blocks)
-    # On standard error once the page is written (with -o - the page is standard output).
-    after_commit(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
-                 f"{plural(sum(r.makespan for r in result.blocks), 'cycle')} scheduled, "
-                 f"{sum(r.original_makespan for r in result.blocks)} in the original order")
+    # With -o - the page is standard output: the summary goes to standard error.
+    out = sys.stderr if args.output == "-" else sys.stdout
+    out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
+              f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
+              f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
     return 0

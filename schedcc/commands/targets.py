@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from schedcc.errors import SchedccError, plural
+from schedcc.errors import SchedccError
 from schedcc.target import list_targets, load_target
 
 HELP = "list the machine models (--show NAME for one; import --from-llvm TRIPLE CPU to make one from LLVM's)"
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             print("  cluster: " + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                                             for k, v in t.raw["cluster"].items()))
         for c in t.classes:
-            extra = "".join(f", holds {u} {plural(n, 'cycle')}" for u, n in c.also)
+            extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""
             per = "".join(f" + {a}/{r:g}" for a, r in c.latency_per)
             params = f" ({', '.join(f'{k}={v}' for k, v in c.params)})" if c.params else ""
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     """``targets import --from-llvm TRIPLE CPU``: the model, checked by loading it, then written."""
     import sys
-    from schedcc.fileio import STDOUT, after_commit, check_outputs, write_output
+    from schedcc.fileio import STDOUT, check_outputs, write_output
     from schedcc.target.llvm_import import import_llvm_model
     from schedcc.target.load import parse_target
     if args.action != "import" or not args.from_llvm:
@@ -96,6 +96,6 @@ def _import(args: argparse.Namespace) -> int:
     model = parse_target(text, out)  # what is written loads
     write_output(out, text)
     if out != STDOUT:
-        after_commit(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
-                     f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}")
+        sys.stderr.write(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
+                         f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}\n")
     return 0

@@ -140,18 +140,6 @@ _ALIASES = {"v": "virtual", "vp": "virtual", "mb": "microbatch", "mbs": "microba
             "recompute-layers": "recompute_layers", "recompute_num_layers": "recompute_layers"}
 
 
-def _fix_ranges() -> dict[str, tuple[int, int, str]]:
-    from schedcc.training.limits import SIZES
-    out = {k: (lim.lo, lim.hi, lim.why) for k, lim in SIZES.items() if k in ("dp", "tp", "pp", "cp", "virtual")}
-    out["microbatch"] = (SIZES["micro_batch"].lo, SIZES["micro_batch"].hi, SIZES["micro_batch"].why)
-    out["zero"] = (0, 3, "ZeRO stages are 0, 1, 2 and 3")
-    out["recompute_layers"] = (1, SIZES["layers"].hi, "layers recomputed per model chunk")
-    return out
-
-
-_FIX_RANGES = _fix_ranges()
-
-
 def parse_fix(text: str | dict | None) -> dict:
     """``"tp=8,pp=8,recompute=selective,sp=1"`` -> a dict of pinned dimensions, checked."""
     if not text:
@@ -171,10 +159,12 @@ def parse_fix(text: str | dict | None) -> dict:
         if not value:
             raise SchedccError(f"--fix {key}: needs a value, e.g. --fix {key}=...")
         if key in _INT_KEYS:
-            lo, hi, why = _FIX_RANGES.get(key, (1, 1_048_576, "a size"))
-            if not value.isdigit() or len(value) > 9 or not lo <= int(value) <= hi:
-                raise SchedccError(f"--fix {key}={value}: expected a whole number from {lo:,} to {hi:,} ({why})")
+            if not value.isdigit() or int(value) < (0 if key == "zero" else 1):
+                raise SchedccError(f"--fix {key}={value}: expected a whole number"
+                                   + (" from 0 to 3" if key == "zero" else " of at least 1"))
             v: object = int(value)
+            if key == "zero" and v > 3:
+                raise SchedccError(f"--fix zero={value}: ZeRO stages are 0, 1, 2 and 3")
         elif key == "sp":
             if value not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
                 raise SchedccError(f"--fix sp={value}: expected 1 or 0")
@@ -413,8 +403,7 @@ def _explain_empty(model, gpus, global_batch, devices_per_node, fix, space: Spac
         pinned = ",".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in fix.items())
         raise SchedccError(f"no configuration of {gpus} GPUs satisfies --fix {pinned}",
                            notes=[rules or "the pinned values leave nothing to search"])
-    raise SchedccError(f"--gpus {gpus}: no parallel configuration can use {gpus} GPUs with a global batch of "
-                       f"{global_batch}",
+    raise SchedccError(f"no parallel configuration can use {gpus} GPUs with a global batch of {global_batch}",
                        notes=[rules or "nothing to search",
                               f"try a GPU count whose factors fit the model (e.g. a multiple of {devices_per_node}) "
                               f"or a batch divisible by more data-parallel degrees"])
