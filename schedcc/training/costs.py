@@ -228,6 +228,7 @@ CLUSTER_RANGES: dict[str, Range] = {
     "devices_per_node": Range(1, 1024, "devices in one node; the largest, NVL72, hold 72", integer=True),
     "nodes": Range(1, 131_072, "nodes; the largest clusters have about 100,000 devices", integer=True),
     "comm_efficiency": Range(0.001, 1, "a fraction of the link bandwidth"),
+    "net_efficiency": Range(0, 1, "a fraction of net_bw; 0: comm_efficiency's"),
     "launch_overhead": Range(0, 1, "seconds per operator; launches take microseconds"),
     "contention": Range(0, 4, "compute at most five times slower under communication; measured slowdowns "
                               "are 10-40%"),
