@@ -141,6 +141,16 @@ def _set_target(text: str, name: str) -> str:
 
 
 def _set_cluster(text: str, values: dict[str, tuple[float, str]]) -> str:
+    """*text* (a cluster file) with the ``[cluster]`` numbers of *values* replaced or added,
+    each with its reason as a comment. O(lines).
+
+    >>> print(_set_cluster("[cluster]\\nnet_bw = 25e9\\n[compute]\\n", {"net_bw": (6.25e9, "[given]"),
+    ...                                                              "net_efficiency": (0.162, "[fitted]")}), end="")
+    [cluster]
+    net_bw = 6.25e09  # [given]
+    net_efficiency = 0.162  # [fitted]
+    [compute]
+    """
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if re.match(r"\s*\[cluster\]", line))
     end = next((i for i in range(start + 1, len(lines)) if re.match(r"\s*\[", lines[i])), len(lines))
