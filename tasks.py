@@ -174,11 +174,37 @@ def ensure_torch() -> bool:
     return True
 
 
+# The frameworks whose own parsers check schedcc plan --emit's output (tests/test_emit_launch.py):
+# their pure-Python packages without their heavy dependencies (no CUDA builds, no datasets):
+# DeepSpeed's config classes, torchtitan 0.2's job-TOML parser (0.3 dropped the TOML files),
+# megatron-core's TransformerConfig and DistributedDataParallelConfig. Test-only; not the
+# project's dependencies.
+FRAMEWORKS = ["deepspeed", "torchtitan==0.2.2", "megatron-core"]
+FRAMEWORK_DEPS = ["hjson", "py-cpuinfo", "pydantic", "tqdm", "msgpack", "ninja", "einops", "tyro", "tomli"]
+
+
+def ensure_framework_parsers() -> bool:
+    probe = "import deepspeed.runtime.config, megatron.core.transformer, importlib.util as u; " \
+            "assert u.find_spec('torchtitan')"
+    env = dict(os.environ, DS_BUILD_OPS="0")
+    if subprocess.run([str(PY), "-c", probe], capture_output=True, env=env).returncode == 0:
+        return True
+    try:
+        run([PY, "-m", "pip", "install", "-q", "--no-deps", *FRAMEWORKS], env=env)
+        run([PY, "-m", "pip", "install", "-q", *FRAMEWORK_DEPS])
+    except subprocess.CalledProcessError:
+        say("could not install deepspeed, torchtitan or megatron-core; the tests of --emit against their "
+            "parsers will skip (the schema tests still run)")
+        return False
+    return True
+
+
 def test() -> int:
     ensure_venv()
     ensure_test_tools()
     ensure_ray()
     ensure_torch()
+    ensure_framework_parsers()
     args = sys.argv[2:]
     # The whole suite on every core (pytest-xdist): about 2.5 minutes on two.
     parallel = [] if any(a == "-n" or a.startswith("-n") for a in args) else ["-n", "auto"]

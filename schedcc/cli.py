@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "compare": "schedcc.commands.compare",
     "pipeline": "schedcc.commands.pipeline",
     "plan": "schedcc.commands.plan",
+    "calibrate": "schedcc.commands.calibrate",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",

@@ -49,13 +49,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
     parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard "
+                                                          "output; with --emit, the launch configuration")
+    parser.add_argument("--emit", choices=("megatron", "torchtitan", "deepspeed"),
+                        help="write the launch configuration of the best candidate the framework can run: Megatron-LM "
+                             "arguments (a shell script), a torchtitan job TOML, a DeepSpeed config JSON; to -o, else "
+                             "to standard output (the report then goes to standard error)")
     run = parser.add_argument_group("where candidates are scored")
     run.add_argument("--workers", type=whole(1, 1024, "processes on this machine"), default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
+    run.add_argument("--exhaustive", action="store_true",
+                     help="schedule every candidate that fits (default: only those whose lower bound can enter the "
+                          "--top rows; with --svg, also the picture's band; with --emit, every one)")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                     help="progress bar on stderr (default: on a terminal, for searches over 2 s)")
+                     help="progress on stderr (default: a bar on a terminal after 2 s, elsewhere a line every 5 s; "
+                          "on: a line every 2 s; off: none)")
     model = parser.add_argument_group("model sizes (for 'transformer', or to override a named model)")
     model.add_argument("--layers", type=size("layers"))
     model.add_argument("--hidden", type=size("hidden"))
@@ -132,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     try:
         res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-                   workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+                   workers=args.workers, ray=args.ray, progress=progress, explain=args.explain, keep=args.top,
+                   band=bool(args.svg), exhaustive=args.exhaustive or bool(args.emit))
     except SchedccError as err:
         if err.loc is None and " GPUs" in err.message:  # nothing fits, or no layout uses them: the GPU count
             from schedcc.commands.values import option_error
@@ -150,11 +160,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         from schedcc.emit.planner import plan_text
         text = plan_text(res, args.top, args.explain)
-    # The picture and the report are written together, or neither (the run's one transaction).
+    emitted = None
+    if args.emit:
+        from schedcc.emit.launch import emit
+        emitted = emit(res, args.emit)
+    # The picture, the report and the launch file are written together, or none (the run's one transaction).
     if args.svg:
         from schedcc.viz.pareto import write_pareto
         note = write_pareto(args.svg, res) or f"wrote {args.svg}"
-    if args.output is not None:
+    if emitted is not None:
+        if args.output:
+            write_output(args.output, emitted.text)
+            sys.stdout.write(text)
+        else:
+            sys.stdout.write(emitted.text)
+            sys.stderr.write(text)
+        for n in emitted.notes:
+            sys.stderr.write(f"note: {n}\n")
+    elif args.output is not None:
         write_output(args.output, text)
     else:
         sys.stdout.write(text)

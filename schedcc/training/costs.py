@@ -67,6 +67,7 @@ class Cluster:
     attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
     memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
     gemm_k_overhead: float = 0.0  # fixed cost of a GEMM tile (pipeline fill, epilogue) in reduction steps
+    net_efficiency: float = 0.0   # fraction of net_bw a collective reaches between nodes (0: comm_efficiency)
     name: str = ""
 
     @property
@@ -122,7 +123,7 @@ class Cluster:
         return self.link_bw * self.comm_efficiency, self.link_latency
 
     def _inter(self) -> tuple[float, float]:
-        return self.net_bw * self.comm_efficiency, self.net_latency
+        return self.net_bw * (self.net_efficiency or self.comm_efficiency), self.net_latency
 
     def collective_time(self, kind: str, size: float, ranks: int, stride: int = 1) -> float:
         """Seconds for collective *kind* on *size* bytes among *ranks* devices *stride* apart.
@@ -181,6 +182,7 @@ _UNITS = {
     "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
     "kib/s": 2**10, "mib/s": 2**20, "gib/s": 2**30, "tib/s": 2**40,
     "gbit/s": 1e9 / 8, "gbps": 1e9 / 8,
+    "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
     "flops": 1, "gflops": 1e9, "tflops": 1e12, "pflops": 1e15,
     "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
     "%": 0.01,
@@ -226,6 +228,7 @@ CLUSTER_RANGES: dict[str, Range] = {
     "devices_per_node": Range(1, 1024, "devices in one node; the largest, NVL72, hold 72", integer=True),
     "nodes": Range(1, 131_072, "nodes; the largest clusters have about 100,000 devices", integer=True),
     "comm_efficiency": Range(0.001, 1, "a fraction of the link bandwidth"),
+    "net_efficiency": Range(0, 1, "a fraction of net_bw; 0: comm_efficiency's"),
     "launch_overhead": Range(0, 1, "seconds per operator; launches take microseconds"),
     "contention": Range(0, 4, "compute at most five times slower under communication; measured slowdowns "
                               "are 10-40%"),
