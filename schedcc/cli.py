@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "compare": "schedcc.commands.compare",
     "pipeline": "schedcc.commands.pipeline",
     "plan": "schedcc.commands.plan",
+    "replay": "schedcc.commands.replay",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",

@@ -1,7 +1,4 @@
-"""PyTorch in: profiler traces of real runs (docs/torch.md). Reading a trace needs neither torch nor HTA."""
-
-from schedcc.torch.kineto import read_trace, read_traces
-from schedcc.torch.replay import Replay, replay
-from schedcc.torch.whatif import WhatIf, what_if
-
-__all__ = ["read_trace", "read_traces", "replay", "Replay", "what_if", "WhatIf"]
+"""PyTorch in. Profiler traces of real runs: :mod:`schedcc.torch.kineto` (read),
+:mod:`schedcc.torch.replay` (replay, measured vs replayed), :mod:`schedcc.torch.exposed`
+(HTA's exposed communication), :mod:`schedcc.torch.whatif` (what-ifs); docs/traces.md.
+Reading a trace needs neither torch nor HTA."""

@@ -59,7 +59,11 @@ TP_MARKERS = ("Redistribute", "DTensor", "_FromTorchTensorBackward", "_ToTorchTe
 
 
 def comm_kind(name: str) -> str | None:
-    """The collective an execution event runs (``gloo:all_reduce`` -> ``allreduce``), or None."""
+    """The collective an execution event runs (``gloo:all_reduce`` -> ``allreduce``), or None.
+
+    >>> comm_kind("gloo:all_gather"), comm_kind("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"), comm_kind("aten::mm")
+    ('allgather', 'reduce_scatter', None)
+    """
     low = name.lower()
     if low.startswith("gloo:"):
         body = low[5:]

@@ -74,7 +74,11 @@ class TraceStep:
 
 
 def opcode_of(name: str) -> str:
-    """An operator's name as an IR opcode (``aten::linear`` -> ``linear``, others prefixed ``op_``)."""
+    """An operator's name as an IR opcode (``aten::linear`` -> ``linear``, others prefixed ``op_``).
+
+    >>> opcode_of("aten::linear"), opcode_of("Optimizer.step#SGD.step")
+    ('linear', 'op_optimizer_step_sgd_step')
+    """
     if name in _OPCODES:
         return _OPCODES[name]
     return "op_" + (re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "host")
@@ -155,7 +159,7 @@ def _program(views: list[RankView], origin: float):
             first = min((t for t, _, o in items if getattr(o, "lane", None) == lane), default=None)
             if first is not None and first > origin:
                 name = f"idle{v.rank}.{len(instrs)}"
-                instrs.append(_instr("idle", name, (), first - origin, v, lane, {}))
+                instrs.append(_instr("idle", name, (), first - origin, v, lane, {"phase": "idle"}))
                 nodes[name] = None
                 measured[name] = (0.0, first - origin)
                 last_on[lane] = name
@@ -167,6 +171,7 @@ def _program(views: list[RankView], origin: float):
                 extra = {"lag": obj.wake_us} if obj.waits_for else {}
                 if obj.step is not None:
                     extra["step"] = obj.step
+                extra["phase"] = obj.category
                 instrs.append(_instr(opcode_of(obj.name), name, reads, obj.dur, v, obj.lane, extra))
                 measured[name] = (obj.start - origin, obj.end - origin)
                 last_on[obj.lane] = name
@@ -181,7 +186,8 @@ def _program(views: list[RankView], origin: float):
             else:
                 prev = last_on.get(obj.lane)
                 reads = [name_of.get(id(obj.after)) if obj.after else None, prev]
-                extra = {"lag": obj.lag_us}
+                extra = {"lag": obj.lag_us, "step": obj.step,
+                         "phase": obj.after.category if obj.after is not None else "forward"}
                 instrs.append(_instr(opcode_of(obj.event.name), name, reads, obj.event.dur, v, obj.lane, extra))
                 measured[name] = (obj.event.ts - origin, obj.event.end - origin)
                 last_on[obj.lane] = name
@@ -249,6 +255,7 @@ def finish_graph(tg: TrainingGraph) -> TrainingGraph:
             d["ranks"] = int(instr.attr("ranks"))
         d["coll"] = instr.attr("coll")
         d["step"] = instr.attr("step")
+        d["phase"] = instr.attr("phase")
     for u, v, e in g.edges(data=True):
         du, dv = g.nodes[u], g.nodes[v]
         lag = dv["instr"].attr("lag")

@@ -28,7 +28,7 @@ reports them.
 
 Example::
 
-    >>> from schedcc.torch import replay
+    >>> from schedcc.torch.replay import replay
     >>> w = what_if(replay(["tests/data/traces/ddp"]), bucket_mb=4)
     >>> w.label, w.baseline_label
     ('ddp buckets of 4 MiB', 'buckets as run')
