@@ -35,7 +35,10 @@ def format_replay(r, name: str) -> str:
     for s in r.steps:
         lines.append(f"  #{s.number:<5} {_ms(s.measured_mean):>14} {_ms(s.replayed_mean):>15} {s.error:>+8.1%}")
     lines.append(f"  {'all':<6} {_ms(r.measured_us):>14} {_ms(r.replayed_us):>15} {r.error:>+8.1%}")
-    lines += ["", "  exposed communication (Holistic Trace Analysis's definition, whole trace; "
+    steps = traces[0].steps
+    window = (f"steps #{steps[0].number}-#{steps[-2].number}, HTA leaves the last out" if len(steps) >= 2
+              else "whole trace")
+    lines += ["", f"  exposed communication (Holistic Trace Analysis's definition, {window}; "
                   "computation: " + ("GPU kernels" if any(v.gpu_lanes for v in views) else "leaf CPU operators") + ")",
               format_exposure(r.measured_exposure, r.replayed_exposure)]
     waits = sum(1 for v in views for p in v.pieces if p.waits_for)

@@ -13,13 +13,19 @@ works per rank on the whole trace file:
    ``100 x overlap / communication``. Exposed communication is the rest:
    ``communication - overlap``, ``100 - overlap percentage`` of it.
 
+The window is HTA's default (``include_last_profiler_step=False``): with two
+or more ``ProfilerStep#N`` in the file, only the kernels launched by a CPU
+event that starts before the last step does count (the last step is left out
+as possibly incomplete); with fewer, the whole file.
+
 A CPU run has no GPU stream, so HTA finds no kernel there (its figure is
 NaN). The same definition applies with the CPU doing the work kernels do:
 the computation "kernels" are the *leaf* CPU operators (nothing nested
 inside them) on the threads that run the model, communication calls
 (``c10d::*``, ``_c10d_functional::*``) left out, and the communication
 "kernels" are the collectives' executions on ProcessGroupGloo's worker
-threads (``gloo:all_reduce`` ...). The test suite gives HTA exactly that
+threads (``gloo:all_reduce`` ...); each is its own launch, so the window
+keeps those that start before the last step. The test suite gives HTA exactly that
 mapping (those rows as kernels of two streams) and compares its percentage
 with this module's on the same files.
 
@@ -106,7 +112,12 @@ def kernels(trace: RankTrace) -> tuple[list, list]:
     """Step 1: (computation, communication) intervals of *trace*, whole file (see the module docstring)."""
     stream_events = [e for e in trace.events if _int(e.args.get("stream")) is not None]
     compute, comm = [], []
+    cut = last_step_start(trace)
     if stream_events:
+        if cut is not None:  # kernels launched by a CPU event before the last step
+            early = {_int(e.args.get("correlation")) for e in trace.events
+                     if e.ts < cut and "correlation" in e.args and _int(e.args.get("stream")) is None}
+            stream_events = [e for e in stream_events if _int(e.args.get("correlation")) in early]
         for e in stream_events:
             if COMM_KERNEL.match(e.name):
                 comm.append((e.ts, e.end))
@@ -117,12 +128,20 @@ def kernels(trace: RankTrace) -> tuple[list, list]:
     comm_lanes = {lane for lane in comm_lanes
                   if all(comm_kind(e.name) for e in trace.events if e.lane == lane and e.depth == 0)}
     for e in trace.events:
+        if cut is not None and e.ts >= cut:
+            continue
         if e.lane in comm_lanes:
             if e.depth == 0:
                 comm.append((e.ts, e.end))
         elif e.leaf and e.cat == "cpu_op" and not is_comm_call(e.name):
             compute.append((e.ts, e.end))
     return compute, comm
+
+
+def last_step_start(trace: RankTrace) -> float | None:
+    """Where HTA's window ends: the start of the last ``ProfilerStep#N`` when there are two or
+    more, else None (the whole file)."""
+    return trace.steps[-1].start if len(trace.steps) >= 2 else None
 
 
 def measured(trace: RankTrace) -> Exposure:

@@ -323,16 +323,22 @@ def _cut(trace: RankTrace, lane: tuple, evs: list[Event], comms: list[Comm], ker
     unit_starts = [max(e.ts, lo) for e in units]
     leaves = sorted((max(e.ts, lo), min(e.end, hi)) for e in evs
                     if e.leaf and e.cat in ("cpu_op", "kernel") and not _comm_call(e))
+    step_ends = {s.end for s in trace.steps} if step_thread else set()
     pieces: list[Piece] = []
     pending: tuple | None = None
     for a, b in zip(cuts, cuts[1:]):
+        at = a
         if a in wait_at and wait_at[a][1] == b:
             pending = wait_at[a]
-            continue
-        k = bisect.bisect_right(unit_starts, a) - 1
-        unit = units[k] if k >= 0 and units[k].end > a else None
-        s = bisect.bisect_right(starts, a) - 1
-        in_step = step_thread and s >= 0 and a < trace.steps[s].end
+            if b != hi and b not in step_ends:
+                continue
+            # the wait closes a step (a synchronize at its end) or the window: the step's last piece
+            # is the wake-up, an empty piece of the step that waited
+            a = b
+        k = bisect.bisect_right(unit_starts, at) - 1
+        unit = units[k] if k >= 0 and units[k].end > at else None
+        s = bisect.bisect_right(starts, at) - 1
+        in_step = step_thread and s >= 0 and at < trace.steps[s].end
         step = trace.steps[s].number if s >= 0 and (in_step or not step_thread) else None
         category = _category(unit) if (in_step or not step_thread) else "between steps"
         p = Piece(trace.rank, lane, a, b, short_name(unit.name) if unit is not None else "(host)", category, step,

@@ -210,13 +210,18 @@ def step_times(step: TraceStep, timed: Timed) -> list[StepTimes]:
 
 def replayed_exposure(step: TraceStep, timed: Timed, graph=None) -> list[Exposure]:
     """Exposed communication of a schedule, the definition of :mod:`schedcc.torch.exposed`: a host
-    piece's computing operators move with it; a collective spans its rank's arrival to its end."""
+    piece's computing operators move with it; a collective spans its rank's arrival to its end.
+    The window is HTA's: the last profiled step left out when there are two or more."""
     compute: dict[int, list] = {v.rank: [] for v in step.views}
     comm: dict[int, list] = {v.rank: [] for v in step.views}
+    steps = step.views[0].trace.steps
+    last = steps[-1].number if len(steps) >= 2 else None
     g = timed.run.graph
     for op in g.ops:
         d = op.payload
         name = op.name
+        if last is not None and d.get("step") is not None and d["step"] >= last:
+            continue
         obj = step.nodes.get(d.get("name", name))
         if name not in timed.start:
             continue
