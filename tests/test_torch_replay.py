@@ -224,3 +224,18 @@ def test_api_example_prints_what_the_page_says(capsys, monkeypatch):
     (printed,) = re.findall(r"prints\n\n```\n(.*?)```", section, flags=re.S)
     exec(compile(code, "docs/api.md", "exec"), {})
     assert capsys.readouterr().out == printed
+
+
+def test_step_timelines_read(tmp_path):
+    """Issue 18's complaints about the training timelines: raw microsecond axes, no measured step
+    marked, legend out of order. A generated step's timeline now reads in ms, brackets the
+    measured step among the simulated ones and lists forward before backward before comm."""
+    from schedcc import training
+    from schedcc.viz.training import write_step_timeline
+    step = training.generate(layers=2, hidden=1024, seq=1024, microbatches=2, dp=2, tp=2)
+    res = training.schedule(step, "h100-8x", policy="priority", iterations=3)
+    path = tmp_path / "step.svg"
+    write_step_timeline(str(path), res)
+    svg = path.read_text()
+    assert "time (ms)" in svg and "measured step:" in svg and "(step 2 of 3 simulated)" in svg
+    assert svg.index(">forward<") < svg.index(">backward<") < svg.index(">comm:tp<") < svg.index(">comm:dp<")
