@@ -155,10 +155,14 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
     steps: list[Step] | None = [] if explain else None
     width = machine.issue_width
     cycle = 0
+    # In-order write-back (Machine.in_order_writeback): an operation issues only where its
+    # result is written no earlier than every result before it; the latest so far.
+    in_order_wb = machine.in_order_writeback
+    writeback = 0
 
     def make_ready(n: int, k: tuple) -> None:
         op = ops[n]
-        sig = (op.units or all_units, op.also)
+        sig = (op.units or all_units, op.also, op.latency if in_order_wb else 0)
         heap = ready.setdefault(sig, [])
         if not heap:
             nonempty[sig] = heap
@@ -178,7 +182,9 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
             # keys are unique, so the choice does not depend on the order they are looked at
             for sig, heap in nonempty.items():
                 if best is None or heap[0][0] < best[1][0][0]:
-                    units, also = sig
+                    units, also, latency = sig
+                    if in_order_wb and cycle + latency < writeback:
+                        continue
                     if not also and len(units) == 1:  # the common case, without the call
                         if unit_free.get(units[0], 0) <= cycle:
                             best = (sig, heap)
@@ -195,6 +201,7 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
             for extra, cycles in sig[1]:
                 unit_free[extra] = cycle + cycles
             cycle_of[n], unit_of[n] = cycle, unit
+            writeback = max(writeback, cycle + ops[n].latency)
             order.append(n)
             issued += 1
             if steps is not None:
@@ -216,6 +223,8 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
             for sig, heap in ready.items():
                 for _, n in sorted(heap):
                     why = (f"no issue slot left (width {width})" if issued >= width
+                           else f"its result would be written before an earlier one's (cycle {writeback}): "
+                                "results are written in order" if in_order_wb and cycle + sig[2] < writeback
                            else _busy_text(ops[n], unit_free, all_units, cycle))
                     step.blocked.append((n, why))
             step.waiting = [(n, t, _wait_text(graph, because.get(n))) for t, _, n in sorted(pending)]
@@ -227,6 +236,8 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
             nxt = max(nxt, pending[0][0])
         elif any_ready and issued == 0:
             busy = [t for t in unit_free.values() if t > cycle]
+            if in_order_wb:  # when a waiting result may be written
+                busy += [writeback - sig[2] for sig in nonempty if writeback - sig[2] > cycle]
             soonest = min(busy, default=nxt)
             if pending:
                 soonest = min(soonest, pending[0][0])
