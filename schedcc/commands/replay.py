@@ -40,11 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="schedule the traced step under this policy (host threads keep their order): "
                           "priority cuts data-parallel collectives into --partition-mb chunks, critical-path "
                           "orders collectives by the critical path, ddp regroups gradients into --bucket-mb buckets")
-    grp.add_argument("--bucket-mb", type=MIB, default=None,
+    grp.add_argument("--bucket-mb", type=MIB, default=None, metavar="MB",
                      help="DDP traces: regroup the gradients into buckets of this many MiB (DDP's default is 25)")
-    grp.add_argument("--partition-mb", type=MIB, default=16.0, help="priority: chunk size in MiB (default 16)")
-    grp.add_argument("--credit-mb", type=MIB, default=None, help="priority: MiB in flight at once (default: one chunk)")
-    grp.add_argument("--tp-chunks", type=TP_CHUNKS, default=None,
+    grp.add_argument("--partition-mb", type=MIB, default=16.0, metavar="MB", help="priority: chunk size in MiB (default 16)")
+    grp.add_argument("--credit-mb", type=MIB, default=None, metavar="MB", help="priority: MiB in flight at once (default: one chunk)")
+    grp.add_argument("--tp-chunks", type=TP_CHUNKS, default=None, metavar="K",
                      help="tensor-parallel traces: cut every GEMM + all-reduce site into this many chunks")
     out = parser.add_argument_group("pictures")
     out.add_argument("--trace", metavar="OUT.json",

@@ -231,7 +231,8 @@ def _chunks(replayed: Replay, k: int) -> WhatIf:
     chunked = chunk_sites(tg, k, sites)
     base = schedule_step(step, "fifo", graph=tg)
     timed = _run(step, chunked, "fifo")
-    return WhatIf(f"{len(sites)} tensor-parallel sites in {k} chunks", "sites whole", _total(step, timed),
+    label = f"tensor-parallel sites in {k} chunks ({len(sites)} over {step.ranks} ranks)"
+    return WhatIf(label, "sites whole", _total(step, timed),
                   _total(step, base), timed, replayed_exposure(step, timed), replayed_exposure(step, base),
                   "a chunk of a host operator takes 1/K of its time; " + _fit_note(step))
 
