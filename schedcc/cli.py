@@ -49,6 +49,12 @@ class _Parser(argparse.ArgumentParser):
         from schedcc.commands.values import usage_error
         raise usage_error(self.argv, self.prog, message)
 
+    def _get_values(self, action, arg_strings):
+        # argparse drops a value '--' (``--iterations=--``) and hands the option [] unconverted
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
 
 def _load(module: str):
     return importlib.import_module(module)
@@ -83,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     except SchedccError as err:
         sys.stderr.write(err.render() + "\n")
         return EXIT_INPUT
-    args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
+    args._argv = args_list  # for errors located on the command line (commands/values.py)
+    args._defaults = {a.dest: a.default for a in parser._actions}  # what was given (values.given)
     run: Callable[[argparse.Namespace], int] = args._run
     try:
         # Every file the command writes is staged and written only if it succeeds.

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.file)
     with located(text, name):
         target = cluster_model(args)
-        first = step_options(args, policies[0])
+        first = step_options(args, policies[0], policies)
         tg = build_training_graph(parse(text, name), target, dict(first.groups))  # built once for every policy
         labels = list(policies)
         overlaps = []

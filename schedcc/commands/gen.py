@@ -71,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output(args.output)
     from schedcc.commands import overlap_opts
+    from schedcc.commands.values import refuse_unused
     chunks, _ = overlap_opts.mode(args)
+    needs = "prices --tp-comm-overlap's choice: give --tp-comm-overlap"
+    refuse_unused(args, [(opt, dest, chunks is not None, needs) for opt, dest in (
+        ("--target", "target"), ("--policy", "policy"), ("--set", "set_values"), ("--iterations", "iterations"),
+        ("--max-activation-gib", "max_activation_gib"))])
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
                             heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule,

@@ -47,7 +47,7 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
         doc["loops"] = loops_json(result)
         sys.stdout.write(dumps(doc))
     else:
-        sys.stdout.write(format_pipeline(result))
+        sys.stdout.write(format_pipeline(result, show_code=not getattr(args, "no_code", False)))
         if args.explain:
             for res in result.loops:
                 sys.stdout.write("\n" + format_pipeline_explain(res))

@@ -116,6 +116,21 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
                                           "--policy, --trace, --timeline, --set, --format json ..."])
             raise SchedccError(f"{option} draws a CPU's pipeline; an Ascend core's pipes are drawn with "
                                "--emit-timeline FILE.svg")
+    from schedcc.commands.values import refuse_unused
+    pipelining = pipeline_opts.wants_pipeline(args)
+    refuse_unused(args, [
+        ("--tiles", "tiles", domain == "ascend", "unrolls the tile loops of an Ascend kernel (--target ascend)"),
+        ("--buffers", "buffers", domain == "ascend", "rotates an Ascend kernel's tiles over buffer copies "
+                                                     "(--target ascend)"),
+        ("--no-code", "no_code", domain == "ascend" or pipelining,
+         "hides the code of an Ascend kernel or of pipelined loops (--pipeline)"),
+        ("--policy", "policy", domain == "cluster", "orders a training step's communication (a cluster --target)"),
+        ("--modulo", "modulo", pipelining, "chooses the modulo scheduler of --pipeline"),
+        ("--time-limit", "time_limit", args.exact, "limits the exact solver: give --exact"),
+        ("--workers", "workers", args.exact, "sets the exact solver's threads: give --exact"),
+        ("--no-repair", "repair", not pipelining and domain != "cluster",
+         "turns off the list scheduler's repair rounds, which --pipeline and training steps do not run"),
+    ])
     if domain == "cpu":
         _ascend.check_options(args)
     elif domain == "cluster" and args.emit_timeline:
