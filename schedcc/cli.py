@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "pipeline": "schedcc.commands.pipeline",
     "plan": "schedcc.commands.plan",
     "calibrate": "schedcc.commands.calibrate",
+    "replay": "schedcc.commands.replay",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",

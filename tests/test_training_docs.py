@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_training_api_examples_run(capsys):
     text = (ROOT / "docs" / "api.md").read_text()
-    section = text.split("## Training graphs", 1)[1]
+    section = text.split("## Training graphs", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     outputs = re.findall(r"prints\n\n```\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 2 and len(outputs) == 1

@@ -183,11 +183,13 @@ def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, first_bucket_mb: float = 1.0
     check_range(first_bucket_mb, *MIB_RANGE, "the first bucket's size", why=MIB_WHY)
     g = _copy(tg)
     limit = bucket_mb * MiB
-    by_rank: dict[int, list] = {}
+    # per rank, and per training step when the graph holds several (an imported trace's)
+    by_rank: dict[tuple, list] = {}
     for n, d in g.nodes(data=True):
         if _dp_comm(d) and d["opcode"] == "allreduce":
-            by_rank.setdefault(d["rank"], []).append(n)
-    for rank, grads in by_rank.items():
+            by_rank.setdefault((d["rank"], d.get("step")), []).append(n)
+    for (rank, step), grads in by_rank.items():
+        where = f".r{rank}" + (f".s{step}" if step is not None else "")
         # reverse parameter order: the gradients of the last layers come first
         grads.sort(key=lambda n: (-(g.nodes[n]["layer"] if g.nodes[n]["layer"] is not None else -g.nodes[n]["order"]),
                                   g.nodes[n]["order"]))
@@ -201,10 +203,10 @@ def ddp(tg: TrainingGraph, bucket_mb: float = 25.0, first_bucket_mb: float = 1.0
                 first = g.nodes[bucket[0]]
                 dur = ticks(tg.cluster.collective_time("allreduce", size, first["ranks"],
                                                        int(first["instr"].attr("stride", 1) or 1)))
-                attrs = dict(first, name=f"bucket{count}.r{rank}", dur=dur, bytes=size, instr=None,
+                attrs = dict(first, name=f"bucket{count}{where}", dur=dur, bytes=size, instr=None,
                              order=max(g.nodes[m]["order"] for m in bucket),
                              members=[g.nodes[m]["name"] for m in bucket])
-                _merge(g, bucket, f"bucket{count}.r{rank}", attrs)
+                _merge(g, bucket, f"bucket{count}{where}", attrs)
                 bucket, size, count = [], 0.0, count + 1
     return Plan("ddp", g, lambda r, s: True, _source_priority(g), {})
 

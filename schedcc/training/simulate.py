@@ -97,9 +97,10 @@ def unroll(tg: TrainingGraph, plan: Plan, iterations: int) -> SchedGraph:
         if key not in units_of:
             lanes = plan.channels.get(key, 1)
             units_of[key] = tuple(unit_name(d["rank"], d["stream"], i, lanes) for i in range(lanes))
-    # edges of one iteration: (u, v, kind, latency), chains included
-    local = [(u, v, e["kind"], bnodes[u]["dur"] if e["kind"] in DATA_EDGES or e["kind"] == MEMORY else 0)
-             for u, v, e in base.edges(data=True)]
+    # edges of one iteration: (u, v, kind, latency), chains included; an edge's "lag" (ticks)
+    # waits that much longer after its source ends (an imported trace's wake-up times)
+    local = [(u, v, e["kind"], (bnodes[u]["dur"] if e["kind"] in DATA_EDGES or e["kind"] == MEMORY else 0)
+              + e.get("lag", 0)) for u, v, e in base.edges(data=True)]
     chained = []
     for n in ordered_nodes:
         d = bnodes[n]
@@ -238,5 +239,7 @@ def stretched(g: SchedGraph, issue: dict, base_dur: list[int], contention: float
             new_ops[i] = op._replace(latency=new, occupancy=new, payload={**op.payload, "dur": new})
     if not changed:
         return None
-    deps = tuple(d._replace(latency=new_ops[d.src].latency) if d.kind in DATA_EDGES else d for d in g.deps)
+    # a data dependence waits for its source's end (and keeps any lag beyond it)
+    deps = tuple(d._replace(latency=d.latency - ops[d.src].latency + new_ops[d.src].latency)
+                 if d.kind in DATA_EDGES else d for d in g.deps)
     return g.replace(ops=tuple(new_ops), deps=deps)

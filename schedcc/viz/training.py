@@ -17,20 +17,27 @@ Example::
 from __future__ import annotations
 
 from schedcc.viz.chrome_trace import TraceEvent, write_chrome_trace
-from schedcc.viz.timeline import Bar, write_timeline
+from schedcc.viz.timeline import Bar, Focus, Mark, write_timeline
 from schedcc.training.costs import TICKS_PER_US
 from schedcc.training.pipeline import PipelineResult
 from schedcc.training.result import StepResult
 
-COLORS = {"forward": "#4e79a7", "backward": "#f28e2b", "weight grad": "#59a14f", "optimizer": "#b07aa1",
-          "compute": "#4e79a7", "comm:dp": "#e15759", "comm:tp": "#edc948", "comm:pp": "#76b7b2",
-          "comm:ep": "#ff9da7", "F": "#4e79a7", "B": "#c4661f", "I": "#f28e2b", "W": "#59a14f",
-          "OVERLAP_F_B": "#b07aa1", "transfer": "#76b7b2"}
+# Distinct hues: forward and backward must be told apart at a glance, communication stands out.
+COLORS = {"forward": "#2f6db5", "backward": "#f08a24", "weight grad": "#3a9a48", "optimizer": "#8c5ba8",
+          "compute": "#2f6db5", "comm:dp": "#d62f3c", "comm:tp": "#c79a00", "comm:pp": "#1f9e96",
+          "comm:ep": "#e0609a", "comm:cp": "#7a6a55", "F": "#2f6db5", "B": "#c4661f", "I": "#f08a24",
+          "W": "#3a9a48", "OVERLAP_F_B": "#8c5ba8", "transfer": "#1f9e96", "comm call": "#9a9a9a",
+          "between steps": "#cfcfcf", "host": "#6f8faf"}
+# The legend reads in the order of a step: forward, backward, update, then communication.
+LEGEND = ["forward", "backward", "weight grad", "optimizer", "comm call", "between steps", "host", "comm:tp",
+          "comm:ep", "comm:cp", "comm:pp", "comm:dp", "F", "B", "I", "W", "OVERLAP_F_B", "transfer"]
 
 
 def _category(d: dict) -> str:
     if d["kind"] == "comm":
-        return d["stream"]
+        return d["stream"] if d["stream"].startswith("comm:") else "comm:" + str(d.get("group") or "dp")
+    if d.get("phase"):
+        return d["phase"]
     op = d["opcode"]
     if d.get("update") is not None:
         return "optimizer"
@@ -115,7 +122,18 @@ def write_step_timeline(path: str, result: StepResult, title: str = "", inputs: 
     title = title or f"{result.policy} on {result.target}"
     if window is not None:
         title += f", {window[0] / 1000:g}-{window[1] / 1000:g} ms"
-    return write_timeline(path, bars, lanes, title, "us", COLORS, inputs, window)
+    focus = None
+    if result.iterations > 1:  # the steps around it only set up the steady state: grey them out
+        lo, hi = result.window_us
+        focus = Focus(lo, hi, f"measured step: {result.step_time_us / 1000:,.3f} ms "
+                              f"(step {_measured_index(result) + 1} of {result.iterations} simulated)")
+    return write_timeline(path, bars, lanes, title, "us", COLORS, inputs, window, LEGEND, focus=focus)
+
+
+def _measured_index(result: StepResult) -> int:
+    """Which simulated iteration the measured window ends (result.window_of's rule)."""
+    it = result.iterations
+    return 0 if it == 1 else (1 if it == 2 else it - 2)
 
 
 def _lane_key(lane: str) -> tuple:
@@ -164,4 +182,5 @@ def write_pipeline_timeline(path: str, result: PipelineResult, inputs: tuple[str
     shape = (f"{result.stages} ranks x {result.virtual} stages each ({result.stages * result.virtual} stages)"
              if result.virtual > 1 else f"{result.stages} stages")
     title = f"{result.schedule}: {shape}, {result.microbatches} microbatches, bubble {result.bubble_fraction:.1%}"
-    return write_timeline(path, bars, lanes, title, "us" if result.unit == "us" else "units", COLORS, inputs)
+    return write_timeline(path, bars, lanes, title, "us" if result.unit == "us" else "units", COLORS, inputs,
+                          legend=LEGEND)

@@ -1,0 +1,71 @@
+"""Text for replayed traces: measured against replayed step times, exposed communication, what-ifs.
+
+Times come in microseconds (:class:`~schedcc.torch.replay.Replay`) and are
+printed in milliseconds; docs/traces.md explains every number.
+
+Example::
+
+    >>> from schedcc.torch.exposed import exposure
+    >>> print(format_exposure([exposure([(0, 900)], [(500, 2500)], 0)], [exposure([], [(0, 2000)], 0)]))
+      rank   comm (ms)   overlapped (ms)   exposed (ms)   exposed   replayed exposed
+         0       2.000             0.400          1.600     80.0%             100.0%
+"""
+
+from __future__ import annotations
+
+from schedcc.torch.kineto import _ranges
+
+
+def _ms(us: float) -> str:
+    return f"{us / 1000:,.3f}"
+
+
+def format_replay(r, name: str) -> str:
+    traces = r.traces
+    views = r.step.views
+    comms = sum(len(v.comms) for v in views)
+    pieces = sum(len(v.pieces) for v in views)
+    backend = traces[0].backend or "no process group"
+    lines = [f"{name}: {len(traces)} rank(s) ({backend}), profiled steps "
+             f"{_ranges([s.number for s in traces[0].steps])}; {len(r.step.graph)} nodes: {pieces} host pieces, "
+             f"{comms} collectives" + (f", {sum(len(v.kernels) for v in views)} GPU kernels"
+                                       if any(v.kernels for v in views) else ""),
+             "",
+             "  step    measured (ms)   replayed (ms)    error   (mean over ranks)"]
+    for s in r.steps:
+        lines.append(f"  #{s.number:<5} {_ms(s.measured_mean):>14} {_ms(s.replayed_mean):>15} {s.error:>+8.1%}")
+    lines.append(f"  {'all':<6} {_ms(r.measured_us):>14} {_ms(r.replayed_us):>15} {r.error:>+8.1%}")
+    steps = traces[0].steps
+    window = (f"steps #{steps[0].number}-#{steps[-2].number}, HTA leaves the last out" if len(steps) >= 2
+              else "whole trace")
+    lines += ["", f"  exposed communication (Holistic Trace Analysis's definition, {window}; "
+                  "computation: " + ("GPU kernels" if any(v.gpu_lanes for v in views) else "leaf CPU operators") + ")",
+              format_exposure(r.measured_exposure, r.replayed_exposure)]
+    waits = sum(1 for v in views for p in v.pieces if p.waits_for)
+    lines += ["", f"  dependences found: {waits} waits for collectives, "
+                  f"{sum(1 for v in views for c in v.comms if c.after is not None)} launches; collectives matched "
+                  f"across ranks step by step"]
+    return "\n".join(lines) + "\n"
+
+
+def format_exposure(measured, replayed) -> str:
+    """The table of exposed communication per rank: measured, and in the replay."""
+    lines = ["  rank   comm (ms)   overlapped (ms)   exposed (ms)   exposed   replayed exposed"]
+    for m, p in zip(measured, replayed):
+        lines.append(f"  {m.rank:>4} {_ms(m.comm_us):>11} {_ms(m.overlap_us):>17} {_ms(m.exposed_us):>14} "
+                     f"{m.exposed_pct:>8.1f}% {p.exposed_pct:>17.1f}%")
+    return "\n".join(lines)
+
+
+def format_what_if(w) -> str:
+    width = max(len(w.label), len(w.baseline_label)) + 2
+    lines = [f"what-if: {w.label}",
+             f"  {w.baseline_label:<{width}} {_ms(w.baseline_us):>12} ms",
+             f"  {w.label:<{width}} {_ms(w.step_us):>12} ms   predicted gain {w.gain:+.1%}"
+             + ("" if w.gain >= 0 else " (slower)"),
+             "  exposed communication: " + ", ".join(
+                 f"rank {a.rank} {a.exposed_pct:.1f}% (was {b.exposed_pct:.1f}%)"
+                 for a, b in zip(w.exposure, w.baseline_exposure))]
+    if w.note:
+        lines.append(f"  note: {w.note}")
+    return "\n".join(lines) + "\n"
