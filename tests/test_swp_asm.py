@@ -15,7 +15,7 @@ from tools import need
 
 from schedcc.frontends import parse_source
 from schedcc.swp.asm_liveness import free_registers, live_in
-from schedcc.swp.pipeliner import pipeline_source
+from schedcc.driver.loops import pipeline_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SWP = ROOT / "examples" / "swp"

@@ -16,7 +16,7 @@ from tools import need
 
 from schedcc.errors import SchedccError
 from schedcc.frontends import parse_source
-from schedcc.swp.pipeliner import pipeline_source
+from schedcc.driver.loops import pipeline_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SWP = ROOT / "examples" / "swp"

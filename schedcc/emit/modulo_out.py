@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedcc.errors import plural
-from schedcc.swp.loops import instr_text
+from schedcc.swp.view import instr_text
 from schedcc.swp.pipeliner import LoopResult, PipelineResult
 from schedcc.sched.modulo import ALGORITHMS
 

@@ -26,7 +26,7 @@ from schedcc.swp.asm_codegen import generate_asm
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
 from schedcc.swp.llvm_codegen import NotGenerated
-from schedcc.swp.loops import NotPipelined
+from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
 from schedcc.target import Target, check_opcodes, load_target
 

@@ -20,7 +20,7 @@ from schedcc.frontends.source import Source
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.llvm_codegen import NotGenerated, generate_llvm
 from schedcc.swp.llvm_loops import LlvmLoop, analyse_llvm_loop, find_llvm_loops
-from schedcc.swp.loops import NotPipelined
+from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
 from schedcc.target import Target, check_opcodes, load_target
 

@@ -1,13 +1,15 @@
-"""Software pipelining of a whole program: find the loops, modulo-schedule them,
-check the schedules, generate the pipelined code.
+"""Software pipelining: modulo-schedule a loop and check the schedule
+(:func:`schedule_loop`, for a loop of any language), and the whole job for a
+program of schedcc IR (:func:`pipeline_program`): find the loops, schedule
+them, generate the pipelined code.
 
-:func:`pipeline_source` is what ``schedcc FILE --pipeline`` runs, for a program
-in any of the three languages: schedcc IR (:func:`pipeline_program`), LLVM IR
-(:mod:`schedcc.swp.llvm_loops`, :mod:`schedcc.swp.llvm_codegen`) and LoongArch
-assembly (:mod:`schedcc.swp.asm_loops`, :mod:`schedcc.swp.asm_codegen`). It
-returns one :class:`LoopResult` per loop (pipelined or not, with the reason)
-and the transformed program as text in the input's language (``text``); for
-schedcc IR also as a :class:`~schedcc.ir.Program` (``transformed``).
+The results are the same for every language: one :class:`LoopResult` per loop
+(pipelined or not, with the reason) in a :class:`PipelineResult` with the
+transformed program as text in the input's language (``text``); for schedcc
+IR also as a :class:`~schedcc.ir.Program` (``transformed``). LLVM IR
+(:mod:`schedcc.swp.llvm_pipeline`) and LoongArch assembly
+(:mod:`schedcc.swp.asm_pipeline`) have their own job; the driver picks the one
+for a source's language (:func:`schedcc.driver.loops.pipeline_source`).
 
 Example::
 
@@ -24,9 +26,10 @@ from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
 from schedcc.errors import SchedccError
-from schedcc.frontends.source import Source
 from schedcc.ir import Block, Program, print_program
-from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import find_loops
+from schedcc.swp.view import LoopView, NotPipelined
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
 from schedcc.sched.cpsat import Limits
@@ -42,7 +45,7 @@ class LoopResult:
     """One loop: its dependence graph, modulo schedule, register pressure and new code,
     or (``schedule is None``) the reason it was left alone."""
 
-    loop: Loop | NotPipelined
+    loop: LoopView | NotPipelined
     dag: SchedGraph | None = None
     schedule: ModuloSchedule | None = None
     pressure: RegisterPressure | None = None
@@ -71,7 +74,7 @@ class PipelineResult:
     lang: str = "ir"
 
 
-def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
                   accept: AcceptFunction | None = None, fresh: bool = True, max_ii: int | None = None,
                   exact: Limits | None = None, before: int | None = None) -> LoopResult:
     """Modulo-schedule one loop and verify the schedule (no code yet). *fresh*: an
@@ -108,7 +111,7 @@ def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
     return LoopResult(loop, dag, sched, pressure, before)
 
 
-def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+def pipeline_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
                   accept: AcceptFunction | None = None, exact: Limits | None = None,
                   before: int | None = None) -> LoopResult:
     """Modulo-schedule one loop of schedcc IR, verify the schedule and generate its code
@@ -142,31 +145,3 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
         functions.append(replace(func, blocks=tuple(blocks)))
     transformed = replace(program, functions=tuple(functions))
     return PipelineResult(program, tgt, results, transformed, print_program(transformed))
-
-
-def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims",
-                    accept: AcceptFunction | None = None, exact: Limits | None = None,
-                    before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
-    """Pipeline every loop of a parsed program in its own language (``source.lang``):
-    ``text`` of the result is the pipelined program as schedcc IR, LLVM IR or assembly.
-    *exact* and *before* as for :func:`pipeline_program`."""
-    tgt = load_target(target)
-    if source.lang == "ll":
-        from schedcc.swp.llvm_pipeline import pipeline_llvm
-        return pipeline_llvm(source, tgt, algorithm, accept, exact=exact)
-    if source.lang == "asm":
-        if source.extra.get("isa") == "riscv64":
-            raise SchedccError("--pipeline reads LoongArch assembly, not yet RISC-V assembly: its loops are "
-                               "list-scheduled block by block without --pipeline",
-                               notes=["pipeline the LLVM IR instead, for any target with a model: clang-16 "
-                                      "--target=riscv64-linux-gnu -march=rv64gc -O2 -S -emit-llvm prog.c -o prog.ll; "
-                                      "schedcc prog.ll --target u74 --pipeline -o prog.swp.ll"])
-        if exact is not None:
-            raise SchedccError("--pipeline --exact takes schedcc IR or LLVM IR: in assembly the pipeliner "
-                               "raises II until the values fit the free registers, which the exact modulo "
-                               "scheduler does not model",
-                               notes=["drop --exact for the heuristic's pipelined assembly, or pipeline the "
-                                      "compiler's LLVM IR (clang -S -emit-llvm) with --exact"])
-        from schedcc.swp.asm_pipeline import pipeline_asm
-        return pipeline_asm(source, tgt, algorithm, accept)
-    return pipeline_program(source.program, tgt, algorithm, accept, exact, before)
