@@ -22,6 +22,11 @@ def check_equivalent(text: str, target: str, algorithm: str, seed: int, extra_tr
     prog = parse(text)
     result = pipeline_program(prog, target, algorithm)
     (res,) = result.loops
+    if res.kind == "no-gain":
+        # II cannot go below one list-scheduled iteration: the loop is left as it was.
+        assert res.mii.value >= res.cycles_before and "no gain" in res.reason
+        assert print_program(result.transformed) == print_program(prog)
+        return
     assert res.pipelined, res.reason
     s = res.schedule
     verify_modulo(res.dag, s.ii, s.cycle, s.unit, result.target.issue_width)

@@ -167,7 +167,11 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"function": res.loop.function.name, "block": res.loop.block.label,
                                  "cycles_before": res.cycles_before}
         if not res.pipelined:
-            entry.update({"ii": None, "reason": res.reason})
+            entry.update({"ii": None, "reason": res.reason, "kind": res.kind})
+            if res.mii is not None:   # left alone by the modulo scheduler: its bounds
+                m = res.mii
+                entry.update({"res_mii": m.res.value, "res_mii_reason": m.res.reason, "rec_mii": m.rec.value,
+                              "recurrence": list(m.rec.cycle), "mii": m.value})
             out.append(entry)
             continue
         s, p, m = res.schedule, res.pressure, res.schedule.mii

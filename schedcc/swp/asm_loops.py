@@ -100,20 +100,21 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
     pipelined, a :class:`NotPipelined` with the reason otherwise."""
     out: list[AsmLoop | NotPipelined] = []
     for func in source.program.functions:
-        for block, header, body in back_edges(func, falls_through):
+        loops = back_edges(func, falls_through)
+        headers = {header.label for _, header, _ in loops}
+        for block, header, body in loops:
             if block is header:
                 out.append(analyse_asm_loop(func, block))
                 continue
+            reason, kind = multi_block_reason(block, header, body, headers)
             calls = [i for b in body for i in b.instrs if i.opcode in ("bl", "syscall") or
                      (i.opcode == "jirl" and i.operands[0] == Reg("$ra"))]
-            if calls:
+            if calls and kind != "outer":
                 what = {"bl": f"calls {calls[0].operands[-1]}", "syscall": "makes a system call"}.get(
                     calls[0].opcode, "calls a function")
                 reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
                           "write any memory, so iterations cannot overlap")
                 kind = "call"
-            else:
-                reason, kind = multi_block_reason(block, header, body), "multi-block"
             out.append(NotPipelined(func, header, reason, kind))
     return out
 

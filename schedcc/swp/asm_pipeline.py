@@ -58,11 +58,11 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 return str(err)
             return True
 
-        flat = schedule_loop(x.loop, tgt, algorithm).cycles_before
-        res = schedule_loop(x.loop, tgt, algorithm, fits, max_ii=max(flat - 1, 1))
+        res = schedule_loop(x.loop, tgt, algorithm, fits)
+        flat = res.cycles_before
         results.append(res)
         if not res.pipelined:
-            if res.reason and "rejected: needs" in res.reason:
+            if res.kind == "registers":
                 need = res.reason.split("rejected: ")[-1][:-1]   # (schedule_loop closed it with a parenthesis)
                 res.reason = (f"{need}, at every II below the {flat} cycles one iteration takes: the registers "
                               "run out before iterations can overlap")

@@ -18,15 +18,24 @@ from __future__ import annotations
 from schedcc.ir import Block, Function
 
 
-def multi_block_reason(latch: Block, header: Block, body: list[Block]) -> str:
-    """Why a loop of several blocks is left alone, in one line; a loop that tests at its
-    top (a while loop as a simple compiler writes it) is named as such."""
+def multi_block_reason(latch: Block, header: Block, body: list[Block], headers: set[str] = frozenset()
+                       ) -> tuple[str, str]:
+    """Why a loop of several blocks is left alone, in one line, and the reason's kind
+    (:class:`~schedcc.swp.view.NotPipelined`): ``outer`` when the loop holds another
+    loop's header (in *headers*: every loop header of the function), ``multi-block``
+    otherwise; a loop that tests at its top (a while loop as a simple compiler writes
+    it) is named as such."""
+    inner = [b.label for b in body if b is not header and b.label in headers]
+    if inner:
+        return (f"the loop from '{latch.label}' back to '{header.label}' holds the inner loop at '{inner[0]}': "
+                "only innermost loops are pipelined", "outer")
     if len(body) == 2 and latch.terminator is not None and latch.terminator.opcode in ("jmp", "b") \
             and header.terminator is not None and header.terminator.opcode not in ("jmp", "b"):
         return (f"the loop tests at its top ('{header.label}') and jumps back from '{latch.label}': only a loop "
-                "whose body is one block, testing at its end, is pipelined (clang -O1 and up rotate loops so)")
-    return (f"the loop from '{latch.label}' back to '{header.label}' spans {len(body)} blocks (an if, an inner "
-            "loop or an exit in the middle); only a loop whose body is one block is pipelined")
+                "whose body is one block, testing at its end, is pipelined (clang -O1 and up rotate loops so)",
+                "multi-block")
+    return (f"the loop from '{latch.label}' back to '{header.label}' spans {len(body)} blocks (an if or an exit "
+            "in the middle); only a loop whose body is one block is pipelined", "multi-block")
 
 
 def back_edges(func: Function, falls=lambda block: block.terminator is None

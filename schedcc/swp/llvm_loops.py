@@ -79,11 +79,13 @@ def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:
     lines = source.text.splitlines()
     for func in source.program.functions:
         info = source.extra["llvm"][func.name]
-        for block, header, body in back_edges(func):
+        loops = back_edges(func)
+        headers = {header.label for _, header, _ in loops}
+        for block, header, body in loops:
             if block is header:
                 out.append(analyse_llvm_loop(func, block, info, lines))
             else:
-                out.append(NotPipelined(func, header, multi_block_reason(block, header, body), "multi-block"))
+                out.append(NotPipelined(func, header, *multi_block_reason(block, header, body, headers)))
     return out
 
 

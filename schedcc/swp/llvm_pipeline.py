@@ -45,7 +45,7 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
         try:
             text, code = generate_llvm(current.text, x, res.schedule)
         except NotGenerated as err:
-            res.schedule, res.reason = None, str(err)
+            res.schedule, res.reason, res.kind = None, str(err), "code"
             continue
         current = parse_llvm(text, source.program.source)
         res.code = code

@@ -41,22 +41,27 @@ def find_loops(function: Function) -> list[LoopView | NotPipelined]:
     when it can be pipelined, a :class:`~schedcc.swp.view.NotPipelined` with the reason
     otherwise. O(n) per block."""
     index = {b.label: k for k, b in enumerate(function.blocks)}
-    out: list[LoopView | NotPipelined] = []
-    reported: set[str] = set()
+    edges: list[tuple[int, int]] = []          # (header, latch) in block order, one per header
     for k, block in enumerate(function.blocks):
         for target in block.successors():
             t = index.get(target)
-            if t is None or t > k or target in reported:
-                continue
-            reported.add(target)
-            header = function.blocks[t]
-            if t < k:
-                span = k - t + 1
-                out.append(NotPipelined(function, header,
-                                        f"the loop from '{block.label}' back to '{target}' spans {span} blocks; "
-                                        "only a loop whose body is one block is pipelined", "multi-block"))
-            else:
-                out.append(analyse_loop(function, block))
+            if t is not None and t <= k and all(t != h for h, _ in edges):
+                edges.append((t, k))
+    out: list[LoopView | NotPipelined] = []
+    for t, k in edges:
+        block, header = function.blocks[k], function.blocks[t]
+        if t == k:
+            out.append(analyse_loop(function, block))
+            continue
+        inner = [function.blocks[h].label for h, _ in edges if t < h <= k]
+        if inner:
+            out.append(NotPipelined(function, header, f"the loop from '{block.label}' back to '{header.label}' "
+                                    f"holds the inner loop at '{inner[0]}': only innermost loops are pipelined",
+                                    "outer"))
+        else:
+            out.append(NotPipelined(function, header, f"the loop from '{block.label}' back to '{header.label}' "
+                                    f"spans {k - t + 1} blocks; only a loop whose body is one block is pipelined",
+                                    "multi-block"))
     return out
 
 

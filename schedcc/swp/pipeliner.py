@@ -25,16 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, plural
 from schedcc.ir import Block, Program, print_program
 from schedcc.swp.dependences import loop_dag
 from schedcc.swp.loops import find_loops
-from schedcc.swp.view import LoopView, NotPipelined
+from schedcc.swp.view import LoopView, NotPipelined, instr_text
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
 from schedcc.sched.cpsat import Limits
 from schedcc.sched.solve import ModuloStrategy, solve
 from schedcc.sched.lifetimes import RegisterPressure, register_pressure
+from schedcc.sched.mii import MII, mii
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
 from schedcc.swp.codegen import generate
 from schedcc.target import Target, check_opcodes, load_target
@@ -52,8 +53,10 @@ class LoopResult:
     cycles_before: int = 0          # one iteration list-scheduled, without overlap
     blocks: list[Block] | None = None
     reason: str | None = None
+    kind: str = ""                  # the reason's kind (NotPipelined.kind; "registers", "schedule", "code")
     code: list[tuple[str, list[str]]] | None = None   # the new code in the input's language: (label, lines)
     registers_text: str = ""        # how the code generator kept values apart (when not the IR's expansion)
+    mii: MII | None = None          # the bounds, also for a loop the modulo scheduler left alone
 
     @property
     def name(self) -> str:
@@ -88,11 +91,13 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
     if before is None:
         before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
-        return LoopResult(loop, cycles_before=before, reason=loop.reason)
+        return LoopResult(loop, cycles_before=before, reason=loop.reason, kind=loop.kind)
     dag = loop_dag(loop, target)
+    # No gain, no change: an II not below one list-scheduled iteration is not worth a
+    # guard, a prologue and an epilogue.
+    limit = before - 1 if max_ii is None else min(max_ii, before - 1)
     options = (("accept", accept),) if accept is not None else ()
-    if max_ii is not None:
-        options += (("max_ii", max_ii),)
+    options += (("max_ii", max(limit, 1)),)
     strategy = ModuloStrategy(algorithm, options)
     if exact is not None:
         if accept is not None:
@@ -101,14 +106,42 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
         strategy = ExactModuloStrategy(exact, strategy, frozenset(loop.address_only_uses()) if fresh
                                        else frozenset())
     try:
-        sched = solve(dag, strategy, bound=False).schedule
+        sched = solve(dag, strategy, bound=False).schedule if limit >= 1 else None
     except SchedccError as err:
-        last = err.notes[-1] if err.notes and "rejected: " in err.notes[-1] else ""
-        reason = f"{err.message} ({last})" if last else err.message
-        return LoopResult(loop, dag, cycles_before=before, reason=reason)
+        sched, notes = None, err.notes
+    else:
+        notes = []
+    if sched is None or sched.ii > limit:
+        bounds = sched.mii if sched is not None else mii(dag)
+        return LoopResult(loop, dag, cycles_before=before, mii=bounds,
+                          **_refusal(dag, bounds, before, limit, notes))
     pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()) if fresh
                                  else frozenset())
-    return LoopResult(loop, dag, sched, pressure, before)
+    return LoopResult(loop, dag, sched, pressure, before, mii=sched.mii)
+
+
+def bounds_text(dag: SchedGraph, bounds: MII) -> str:
+    """``MII 5 (ResMII 2, RecMII 5: #4 ... -> #4 ...: latency 5 over 1 iteration)``."""
+    rec = bounds.rec
+    text = f"MII {bounds.value} (ResMII {bounds.res.value}, RecMII {rec.value}"
+    if rec.cycle:
+        steps = " -> ".join(f"#{n} {instr_text(dag.ops[n].payload)}" for n in rec.cycle + rec.cycle[:1])
+        text += f": {steps}: latency {rec.latency} over {plural(rec.distance, 'iteration')}"
+    return text + ")"
+
+
+def _refusal(dag: SchedGraph, bounds: MII, before: int, limit: int, notes: list[str]) -> dict:
+    """The reason and kind of a loop the modulo scheduler leaves as it was."""
+    rejected = next((n.split("rejected: ", 1)[1] for n in reversed(notes) if "rejected: " in n), "")
+    if bounds.value > limit and bounds.value >= before:
+        return {"reason": f"no gain: one iteration takes {plural(before, 'cycle')} list-scheduled and the II "
+                          f"cannot go below the {bounds_text(dag, bounds)}: left as it was", "kind": "no-gain"}
+    reason = (f"no modulo schedule found below II {before}, the cycles one iteration takes list-scheduled; "
+              f"{bounds_text(dag, bounds)}")
+    if rejected:
+        return {"reason": f"{reason} (II {limit}: rejected: {rejected})",
+                "kind": "registers" if rejected.startswith("needs") else "code"}
+    return {"reason": f"{reason}: left as it was", "kind": "schedule"}
 
 
 def pipeline_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
