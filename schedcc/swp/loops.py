@@ -108,7 +108,7 @@ def analyse_loop(function: Function, block: Block) -> LoopView | NotPipelined:
             return no(f"the exit condition '{cond}' is also used by '{ins}'; the pipeliner needs it "
                       "for the loop branch only", "trip-count")
     for b in function.blocks:
-        if b is not block and any(cond.name in ins.uses() for ins in b.instrs):
+        if b is not block and _reads_before_writing(b, cond.name):
             return no(f"the exit condition '{cond}' is used after the loop (block '{b.label}')", "trip-count")
     continue_on_true = labels[0] == block.label
     body = Body(function, block, instrs, reaching, cmp_node, cmp.opcode, continue_on_true, cond.name,
@@ -135,6 +135,16 @@ def _explain(refusal: Refusal, cmp: Instr) -> str:
     direction = "up" if iv.step > 0 else "down"
     return (f"'{iv.reg}' counts {direction} by {abs(iv.step)} but the loop runs while "
             f"{iv.reg} {SYMBOL[refusal.op]} {refusal.bound}: the trip count is not computable")
+
+
+def _reads_before_writing(block: Block, name: str) -> bool:
+    """Whether *block* reads *name* before writing it (a value from before the block)."""
+    for ins in block.instrs:
+        if name in ins.uses():
+            return True
+        if name in ins.defs():
+            return False
+    return False
 
 
 def _line(ins: Instr) -> str:

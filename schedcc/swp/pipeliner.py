@@ -29,6 +29,7 @@ from schedcc.errors import SchedccError, plural
 from schedcc.ir import Block, Program, print_program
 from schedcc.swp.dependences import loop_dag
 from schedcc.swp.loops import find_loops
+from schedcc.swp.rotate import rotate_loops
 from schedcc.swp.view import LoopView, NotPipelined, instr_text
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
@@ -57,6 +58,7 @@ class LoopResult:
     code: list[tuple[str, list[str]]] | None = None   # the new code in the input's language: (label, lines)
     registers_text: str = ""        # how the code generator kept values apart (when not the IR's expansion)
     mii: MII | None = None          # the bounds, also for a loop the modulo scheduler left alone
+    rotated: bool = False           # a loop tested at its top, rotated (swp/rotate.py) to be pipelined
 
     @property
     def name(self) -> str:
@@ -167,11 +169,21 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
     functions = []
     for func in program.functions:
         new_blocks: dict[str, list[Block]] = {}
-        for loop in find_loops(func):
+        rotated_func, rotated = rotate_loops(func)
+        for loop in find_loops(rotated_func):
             res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
+            label = loop.block.label
+            if label in rotated:
+                if res.blocks is None:      # a rotation is kept only when the rotated loop is pipelined
+                    head, body = rotated[label]
+                    why = (f"the loop tests at its top ('{head.label}'); rotated to test at its end in "
+                           f"'{body.label}', it is still not pipelined: {res.reason}")
+                    res = replace(res, loop=NotPipelined(func, head, why, res.kind), reason=why)
+                else:
+                    res.rotated = True
             results.append(res)
             if res.blocks is not None:
-                new_blocks[loop.block.label] = res.blocks
+                new_blocks[label] = res.blocks
         blocks = []
         for b in func.blocks:
             blocks.extend(new_blocks.get(b.label, [b]))
