@@ -48,6 +48,12 @@ class _Parser(argparse.ArgumentParser):
         from schedcc.commands.values import usage_error
         raise usage_error(self.argv, self.prog, message)
 
+    def _get_values(self, action, arg_strings):
+        # argparse drops a value '--' (``--iterations=--``) and hands the option [] unconverted
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
 
 def _load(module: str):
     return importlib.import_module(module)

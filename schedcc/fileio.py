@@ -97,48 +97,6 @@ def decode_text(data: bytes, name: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def check_nesting(text: str, name: str, limit: int, opens: str = "[{(", closes: str = "]})",
-                  comment: str = "#") -> None:
-    """Refuse *text* when brackets nest deeper than *limit* (a reader would recurse
-    that deep or build that much): a located error at the first bracket past it.
-    Quoted strings and comments are skipped. O(len(text)).
-
-    >>> check_nesting("a = [[[1]]]", "x.toml", limit=2)
-    Traceback (most recent call last):
-    ...
-    schedcc.errors.SchedccError: x.toml:1:7: error: brackets nest deeper than 2 levels; schedcc reads at most 2
-    """
-    from schedcc.ir import Loc
-    depth, line, col, quote = 0, 1, 0, ""
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        col += 1
-        if ch == "\n":
-            line, col = line + 1, 0
-            if quote != '"""':
-                quote = ""
-        elif quote:
-            if ch == "\\":
-                i, col = i + 1, col + 1
-            elif text.startswith(quote, i):
-                i, col, quote = i + len(quote) - 1, col + len(quote) - 1, ""
-        elif ch in "\"'":
-            quote = '"""' if text.startswith('"""', i) else ch
-            i, col = i + len(quote) - 1, col + len(quote) - 1
-        elif text.startswith(comment, i):
-            end = text.find("\n", i)
-            i, col = (n if end < 0 else end) - 1, col + (n if end < 0 else end) - i - 1
-        elif ch in opens:
-            depth += 1
-            if depth > limit:
-                raise SchedccError(f"brackets nest deeper than {limit} levels; schedcc reads at most {limit}",
-                                   Loc(name, line, col))
-        elif ch in closes:
-            depth -= 1
-        i += 1
-
-
 # --- writing -------------------------------------------------------------------------------------------------
 
 

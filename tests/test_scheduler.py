@@ -197,22 +197,3 @@ def test_makespan_of_a_schedule_over_a_graph_with_keys():
     g = SchedGraph((Op("a", ("U",), 5), Op("b", ("U",), 2)), (Dep(0, 1, "RAW", 5),), Machine("m", 1, ("U",)),
                    keys=((0, "a"), (0, "b")))
     assert list_schedule(g).makespan == 7
-
-
-from hypothesis import given as _given, settings as _settings, strategies as _st  # noqa: E402
-from strategies import straight_line as _straight_line  # noqa: E402
-
-
-@_settings(max_examples=120, deadline=None)
-@_given(text=_straight_line(min_size=2, max_size=40),
-        target=_st.sampled_from(["mips4", "la464", "la664", "sifive-u74", "generic"]),
-        priority=_st.sampled_from(["critical-path", "successors", "source", "latency"]), repair=_st.booleans())
-def test_a_block_is_never_scheduled_worse_than_the_order_given(text, target, priority, repair):
-    """Issue 21: 1 of 200 random la664 blocks came out 4 cycles longer than the original
-    order. The driver keeps the order given where the list schedule would be longer."""
-    from schedcc.driver import schedule_program
-    from schedcc.frontends import parse_source
-    for r in schedule_program(parse_source(text, "b.ir").program, target, priority=priority, repair=repair).blocks:
-        assert r.makespan <= r.original_makespan
-        if r.schedule.kept_original is not None:
-            assert r.schedule.order == list(range(len(r.block.instrs)))

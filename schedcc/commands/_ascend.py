@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
-    group.add_argument("--tiles", type=whole(1, 4096, "tiles unrolled into straight-line code; 4,096 tiles "
-                                                     "are about 100,000 instructions"), default=1, metavar="N",
+    group.add_argument("--tiles", type=whole(1, 1024, "tiles unrolled into straight-line code; 1,024 tiles "
+                                                     "are about 25,000 instructions, 2 s"), default=1, metavar="N",
                        help="unroll every tile loop into straight-line code for N tiles, so that tiles "
                             "overlap (also with --pipeline)")
     group.add_argument("--buffers", type=whole(1, 16, "buffer copies per tile; Ascend C's BUFFER_NUM is 1 or 2"),

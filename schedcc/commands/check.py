@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from schedcc.errors import SchedccError, attach_source, plural
+from schedcc.errors import SchedccError, attach_source
 from schedcc.fileio import read_input
 from schedcc.frontends import LANGS
 from schedcc.teaching.grading import BlockCheck, CheckResult, check_reordering, parse_program
@@ -97,7 +97,9 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
     lines = [f"{head}: legal reordering of {_plural(b.instructions, 'instruction')}"]
     rows = [("your order", b.cycles, f"{_plural(len(b.stalls), 'stall')}" if b.stalls else "no stall"),
             ("original order", b.original_cycles, ""),
-            ("schedcc", b.scheduler_cycles, f"list scheduling, {result.priority} priority"),
+            ("schedcc", b.scheduler_cycles,
+             f"the original order, kept: list scheduling ({result.priority} priority) takes {b.list_cycles}"
+             if b.scheduler_kept_original else f"list scheduling, {result.priority} priority"),
             ("lower bound", b.lower_bound, b.bound_reason)]
     for name, cycles, note in rows:
         lines.append(f"  {name:<15} {cycles:>4} cycles" + (f"  ({note})" if note else ""))
@@ -110,9 +112,9 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.ops[orig].payload} {why}")
     if show_pipeline:
         t = result.target
-        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {plural(b.cycles, 'cycle')}")
+        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
         s = list_schedule_of(b, result)
-        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {plural(s.makespan, 'cycle')}")
+        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {s.makespan} cycles")
         cols, first = max(mine.cycles, theirs.cycles), min(mine.first, theirs.first)
         lines += [""] + format_diagram(mine, cols, first=first).rstrip("\n").split("\n")
         lines += [""] + format_diagram(theirs, cols, first=first).rstrip("\n").split("\n")
@@ -135,7 +137,7 @@ def format_check(result: CheckResult, show_pipeline: bool = False) -> str:
         total = result.cycles
         best = sum(b.scheduler_cycles for b in result.blocks)
         bound = sum(b.lower_bound for b in result.blocks)
-        out.append(f"result: LEGAL; {plural(total, 'cycle')} (schedcc {best}, lower bound {bound})")
+        out.append(f"result: LEGAL; {total} cycles (schedcc {best}, lower bound {bound})")
     else:
         bad = sum(1 for b in result.blocks if not b.legal) + len(result.problems)
         out.append(f"result: ILLEGAL reordering ({_plural(bad, 'problem')}); exit status 1")
@@ -151,7 +153,8 @@ def result_json(result: CheckResult) -> dict:
                             "message": v.message, "line": v.loc.line if v.loc else None}
                            for v in b.violations],
             "order": b.order, "cycles": b.cycles, "original_cycles": b.original_cycles,
-            "scheduler_cycles": b.scheduler_cycles, "lower_bound": b.lower_bound,
+            "scheduler_cycles": b.scheduler_cycles, "scheduler_kept_original": b.scheduler_kept_original,
+            "list_cycles": b.list_cycles, "lower_bound": b.lower_bound,
             "stalls": [{"id": i, "cycle": b.issue[i], "why": w} for i, w in sorted(b.stalls.items())],
         })
     return {"student": result.student.source, "original": result.original.source,

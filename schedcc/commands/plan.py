@@ -114,20 +114,29 @@ def run(args: argparse.Namespace) -> int:
         raise SchedccError("--ray and --workers: choose one (Ray schedules its own workers)")
     model = build_model(args)
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    from schedcc.commands.values import option_error
     if target.domain != "cluster":
-        raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
-                           notes=[PLANNER_TARGETS])
+        raise option_error(args, "--target", f"target '{target.name}' is not a cluster model (it has no [cluster] "
+                           "table)", notes=[PLANNER_TARGETS])
     cluster = cluster_of(target)
     if not cluster.memory_capacity or not cluster.compute_units:
-        raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
-                           notes=[PLANNER_TARGETS])
+        raise option_error(args, "--set" if args.set_values and any(
+            s.startswith(("memory_capacity", "compute_units")) for s in args.set_values) else "--target",
+            f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
+            notes=[PLANNER_TARGETS])
     settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
                         param_gather_overlap=not args.no_param_gather_overlap,
                         grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
-    res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+    try:
+        res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
+                   workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+    except SchedccError as err:
+        if err.loc is None and " GPUs" in err.message:  # nothing fits, or no layout uses them: the GPU count
+            from schedcc.commands.values import option_error
+            raise option_error(args, "--gpus", err.message, err.notes) from None
+        raise
     note = ""
     if args.format == "json":
         data = res.to_json(None)

@@ -7,7 +7,7 @@ import sys
 
 from schedcc.driver import schedule_program
 from schedcc.fileio import check_output, read_input, write_output
-from schedcc.errors import located, plural
+from schedcc.errors import located
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     # With -o - the page is standard output: the summary goes to standard error.
     out = sys.stderr if args.output == "-" else sys.stdout
     out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
-              f"{plural(sum(r.makespan for r in result.blocks), 'cycle')} scheduled, "
+              f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
               f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
     for note in notes:
         sys.stderr.write(f"note: {note}\n")

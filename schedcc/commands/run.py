@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=whole(0, 2**32 - 1, "a 32-bit seed"), default=0, help="seed for the arguments not set (default 0)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a parameter (NAME=5, NAME=2.5) or an array (NAME=1,2,3); repeatable")
-    parser.add_argument("--array-size", type=whole(1, MAX_ELEMENTS, "elements per array; every element is printed"),
+    parser.add_argument("--array-size", type=whole(1, 1_000_000, "elements per array; every element is printed"),
                         default=64, metavar="N",
                         help="elements of every array not set (default 64)")
     parser.add_argument("--max-steps", type=whole(1, 20_000_000, "about 40 s of interpretation at 2 us a step"),
@@ -39,13 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop after N instructions (default 10,000,000)")
 
 
-MAX_ELEMENTS = 1_000_000  # elements of an array, given or made (--array-size)
-
-
 def _value(text: str, option: str):
+    from schedcc.frontends.ir_structure import NumberOutOfRange
     try:
         return parse_number(text.strip().lstrip("+")) if not text.strip().startswith("-") \
             else -parse_number(text.strip()[1:])
+    except NumberOutOfRange as err:
+        raise SchedccError(f"--set {option}: {err}") from None
     except ValueError:
         raise SchedccError(f"--set {option}: '{text}' is not a number") from None
 
@@ -57,8 +57,6 @@ def parse_settings(items: list[str]) -> dict:
         if not eq or not name.strip():
             raise SchedccError(f"--set '{item}': expected NAME=VALUE (NAME=5 or NAME=1,2,3)")
         if "," in value:
-            if value.count(",") >= MAX_ELEMENTS:
-                raise SchedccError(f"--set {name.strip()}: more than {MAX_ELEMENTS:,} elements (as --array-size)")
             out[name.strip()] = [_value(v, item) for v in value.split(",") if v.strip()]
         else:
             out[name.strip()] = _value(value, item)
@@ -66,6 +64,8 @@ def parse_settings(items: list[str]) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.array_size < 0:
+        raise SchedccError(f"--array-size must be at least 0, got {args.array_size}")
     text, name = read_input(args.file)
     with located(text, name):
         program = parse(text, name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from schedcc.errors import SchedccError, plural
+from schedcc.errors import SchedccError
 from schedcc.target import list_targets, load_target
 
 HELP = "list the machine models (--show NAME for one; import --from-llvm TRIPLE CPU to make one from LLVM's)"
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             print("  cluster: " + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                                             for k, v in t.raw["cluster"].items()))
         for c in t.classes:
-            extra = "".join(f", holds {u} {plural(n, 'cycle')}" for u, n in c.also)
+            extra = "".join(f", holds {u} {n} cycles" for u, n in c.also)
             occ = f", busy {c.occupancy}" if c.occupancy != 1 else ""
             per = "".join(f" + {a}/{r:g}" for a, r in c.latency_per)
             params = f" ({', '.join(f'{k}={v}' for k, v in c.params)})" if c.params else ""

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import re
 import sys
 
 from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
 
-MAX_WINDOW_MS = 86_400_000.0
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
 DESCRIPTION = """\
 Schedule the operators of a distributed training step (IR with flops/bytes and
@@ -66,14 +65,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_groups(items: list[str] | None) -> dict[str, int]:
-    from schedcc.training.graph import MAX_RANKS
+    """``["dp=8"]`` -> ``{"dp": 8}``; a size is a whole number of ranks, at most the largest cluster's."""
+    from schedcc.training.limits import SIZES
+    hi = SIZES["gpus"].hi
     out = {}
     for item in items or ():
         name, sep, size = item.partition("=")
-        if not sep or not size.strip().isdigit() or not name.strip():
+        if not sep or not re.fullmatch(r"\s*\d{1,30}\s*", size, re.ASCII) or not name.strip():
             raise SchedccError(f"--group '{item}': expected NAME=SIZE, e.g. --group dp=8")
-        if not 1 <= int(size) <= MAX_RANKS:
-            raise SchedccError(f"--group {item}: a group has from 1 to {MAX_RANKS:,} ranks")
+        if not 1 <= int(size) <= hi:
+            raise SchedccError(f"--group {item}: a group has from 1 to {hi:,} ranks (the largest clusters have "
+                               f"about 100,000 devices), got {int(size):,}")
+        if name.strip() in out:
+            raise SchedccError(f"--group {item}: the size of '{name.strip()}' is given twice")
         out[name.strip()] = int(size)
     return out
 
@@ -127,8 +131,12 @@ def cluster_model_named(name: str, set_values: list[str] | None):
     return target
 
 
+WINDOW_MS = 1e9  # the end of a --timeline-window: a step of 11 days is far beyond any
+
+
 def parse_window(text: str | None) -> tuple[float, float] | None:
-    """``--timeline-window 100:102`` (ms) -> (100000.0, 102000.0) microseconds."""
+    """``--timeline-window 100:102`` (ms) -> (100000.0, 102000.0) microseconds; both ends finite,
+    from 0 to :data:`WINDOW_MS` milliseconds, the start before the end."""
     if text is None:
         return None
     a, sep, b = text.partition(":")
@@ -136,11 +144,9 @@ def parse_window(text: str | None) -> tuple[float, float] | None:
         lo, hi = float(a), float(b)
     except ValueError:
         lo = hi = -1.0
-    if not (math.isfinite(lo) and math.isfinite(hi)) or hi > MAX_WINDOW_MS:
-        lo = hi = -1.0
-    if not sep or lo < 0 or hi <= lo:
-        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds from 0 to "
-                           f"{MAX_WINDOW_MS:,.0f} (a day), e.g. 100:102")
+    if not sep or not 0 <= lo < hi <= WINDOW_MS:  # also NaN and infinities
+        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds, the start before "
+                           f"the end, both from 0 to {WINDOW_MS:g} (11 days), e.g. 100:102")
     return lo * 1000, hi * 1000
 
 

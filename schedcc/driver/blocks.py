@@ -95,13 +95,12 @@ def schedule_block(function: Function, block: Block, target: Target, priority: s
     schedule = solved.schedule
     if schedule.exact is not None:
         schedule = _exact_extras(dag, target, schedule, explain)
-    original = simulate_in_order(block, target, dag)
-    if schedule.exact is None and original.makespan < schedule.makespan:
-        # Never worse than the order given: the scheduler's guess lost to it, so keep it.
-        schedule = replace(schedule, cycle=dict(original.cycle), unit=dict(original.unit),
-                           order=list(range(len(dag))), steps=schedule.steps, kept_original=schedule.makespan)
     if do_check:
         verify(block, target, schedule.cycle, schedule.unit)
+    listed = schedule.exact.heuristic if schedule.exact is not None else schedule
+    original = getattr(listed, "original", None)  # the list scheduler compared with it already
+    if original is None or original.graph is not dag:
+        original = simulate_in_order(block, target, dag)
     return BlockResult(function, block, dag, schedule, original, solved.bound, do_check)
 
 

@@ -28,7 +28,6 @@ from Python::
 
 from __future__ import annotations
 
-from schedcc.errors import plural
 from schedcc.problem import SchedGraph
 from schedcc.sched.priority import PRIORITY_HELP
 
@@ -164,13 +163,18 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     out.append("")
 
     # 4. The final order.
-    out.append("4. The final order:")
+    if s.input_order:
+        out.append(f"4. The list schedule above takes {s.list_makespan} cycles, but the original order issued in")
+        out.append(f"   order takes {s.makespan}: schedcc never returns a schedule worse than the order given,")
+        out.append("   so it keeps the original order:")
+    else:
+        out.append("4. The final order:")
     for pos, n in enumerate(s.order):
         out.append(f"     {pos + 1:>2}. #{n} {text(n)}   (cycle {s.cycle[n]})")
     if exact is None:
         out.append("   " + summary_line(res))
     else:
-        out.append(f"   the list schedule takes {plural(s.makespan, 'cycle')} (lower bound {res.bound.value})")
+        out.append(f"   the list schedule takes {s.makespan} cycles (lower bound {res.bound.value})")
     out.append("")
 
     # 5. On the pipeline.

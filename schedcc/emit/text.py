@@ -13,7 +13,6 @@ Example::
 
 from __future__ import annotations
 
-from schedcc.errors import plural
 from schedcc.dag import edge_text
 from schedcc.driver import BlockResult, ProgramResult
 
@@ -93,12 +92,13 @@ def summary_line(res: BlockResult) -> str:
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
     check = "verified" if res.verified else "not verified (--no-verify)"
-    if res.schedule.kept_original is not None:
-        return (f"makespan {_cycles(res.makespan)}: the original order is kept (the list schedule took "
-                f"{_cycles(res.schedule.kept_original)}); lower bound {bound.value} ({bound.limited_by}){optimal}; "
+    if res.schedule.input_order:
+        # the list schedule was longer than the order given: the guarantee kept the latter
+        return (f"makespan {_cycles(res.makespan)}: the original order, kept (the list schedule took "
+                f"{_cycles(res.schedule.list_makespan)}); lower bound {bound.value} ({bound.limited_by}){optimal}; "
                 f"{check}")
     return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
-            f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
+            f"{verdict} {_cycles(abs(saved))}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
 
 
@@ -113,6 +113,6 @@ def format_program(result: ProgramResult) -> str:
     if len(result.blocks) > 1:
         total = sum(r.makespan for r in result.blocks)
         orig = sum(r.original_makespan for r in result.blocks)
-        parts.append(f"all blocks: {plural(total, 'cycle')} scheduled, {orig} in the original order "
+        parts.append(f"all blocks: {total} cycles scheduled, {orig} in the original order "
                      f"(sum of block makespans)")
     return "\n".join(parts).rstrip() + "\n"

@@ -184,32 +184,42 @@ def _run_processes(cands, model, target, gpus, batch, settings, workers, progres
     return out
 
 
-JOIN_TIMEOUT = 10.0  # seconds to reach a Ray cluster's address before giving up (Ray itself retries for minutes)
+# Seconds allowed to reach and join a Ray cluster at an address: Ray itself retries an
+# unreachable one for about a minute, and one that answers but is not Ray for ever.
+REACH_TIMEOUT = 5.0
+JOIN_TIMEOUT = 30.0
 
 
-def _reachable(address: str) -> None:
-    """Refuse a Ray address that does not answer within :data:`JOIN_TIMEOUT` seconds
-    (a TCP connection to its host and port), before Ray spends minutes retrying."""
+def check_ray_address(address: str, reach: float = REACH_TIMEOUT, join: float = JOIN_TIMEOUT) -> None:
+    """Refuse, within seconds, a Ray *address* (``HOST:PORT`` or ``ray://HOST:PORT``) nothing
+    answers at (a TCP connection within *reach* seconds), or where joining does not succeed
+    within *join* seconds (tried in a child process, which is stopped at the deadline)."""
     import socket
-    hostport = address.split("://", 1)[-1]
-    host, sep, port = hostport.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise SchedccError(f"--ray {address}: expected 'auto' or HOST:PORT of a Ray cluster (ray://HOST:PORT for "
-                           "Ray Client)")
+    import subprocess
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SchedccError(f"--ray {address}: expected auto or HOST:PORT, e.g. 10.0.0.1:6379 or ray://10.0.0.1:10001")
     try:
-        socket.create_connection((host, int(port)), timeout=JOIN_TIMEOUT).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=reach):
+            pass
     except OSError as err:
-        raise SchedccError(f"--ray {address}: no Ray cluster answers there within {JOIN_TIMEOUT:g} s "
-                           f"({err.strerror or err})",
-                           notes=["start one with 'ray start --head' and give its address, or use --ray auto"]) from None
+        raise SchedccError(f"--ray {address}: nothing answers at {host}:{port} within {reach:g} s "
+                           f"({err.strerror or type(err).__name__})",
+                           notes=["start the cluster's head with 'ray start --head', or use --ray auto"]) from None
+    code = ("import sys, ray\nray.init(address=sys.argv[1], include_dashboard=False, log_to_driver=False, "
+            "logging_level='ERROR')\nray.shutdown()\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=join)
+    except subprocess.TimeoutExpired:
+        raise SchedccError(f"--ray {address}: could not join the Ray cluster within {join:g} s",
+                           notes=[f"something answers at {host}:{port}, but not as a Ray cluster's head "
+                                  "(its GCS port, 6379 by default)"]) from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["Ray failed"])[-1]
+        raise SchedccError(f"--ray {address}: cannot join the Ray cluster: {last[:200]}")
 
 
 def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> list[Scored]:
-    import os
-    # Ray's own C++ log lines repeat every retry while it joins; the error below says it in one
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-    if address != "auto":
-        _reachable(address)
     try:
         import ray
     except ImportError:
@@ -225,8 +235,6 @@ def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> 
                     ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             else:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-        except SchedccError:
-            raise
         except Exception as err:  # a wrong address, an unreachable cluster
             raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
         started = True
@@ -262,6 +270,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     model.check()
     settings = settings or Settings()
     fix = parse_fix(fix)
+    joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    if ray and ray != "auto" and not joined:
+        check_ray_address(ray)  # within seconds, before any work
     ctx = Context(model, target, gpus, global_batch, settings)
     space = enumerate_space(model, gpus, global_batch, ctx.cluster.devices_per_node, fix, overlap_names(),
                             settings.attention)

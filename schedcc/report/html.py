@@ -23,7 +23,6 @@ import datetime
 import html
 import re
 
-from schedcc.errors import plural
 from schedcc.resources import VERSION as __version__
 from schedcc.emit.explain import format_walkthrough
 from schedcc.emit.text import stall_reason, summary_line
@@ -148,7 +147,8 @@ def block_section(res, target, index: int) -> str:
     saved = res.saved
     cards = "".join([
         _card(res.original_makespan, "cycles in the original order"),
-        _card(res.makespan, "cycles after list scheduling", "good" if saved > 0 else ""),
+        _card(res.makespan, "cycles: the original order, kept (the list schedule was longer)"
+              if res.schedule.input_order else "cycles after list scheduling", "good" if saved > 0 else ""),
         _card(saved, "cycles saved" + (f" ({100 * saved / res.original_makespan:.0f}%)"
                                 if saved > 0 and res.original_makespan else ""), "good" if saved > 0 else ""),
         _card(res.bound.value, f"lower bound ({res.bound.limited_by})"),
@@ -212,7 +212,7 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
     if len(result.blocks) > 1:
         links = "".join(f'<li><a href="#block{i}">{_esc(r.function.name)} / {_esc(r.block.label)}</a>: '
                         f"{len(r.block.instrs)} instruction{'s' if len(r.block.instrs) != 1 else ''}, "
-                        f"{r.original_makespan} → {plural(r.makespan, 'cycle')}</li>"
+                        f"{r.original_makespan} → {r.makespan} cycles</li>"
                         for i, r in enumerate(result.blocks))
         sections.insert(0, f'<section class="block"><h2>Blocks</h2><ul>{links}</ul></section>')
     loops = kernel_section(source if source is not None else result.program, target, source_path)
@@ -238,7 +238,7 @@ def report_html(result, source_text: str = "", source_path: str | None = None, t
 <h1>{_esc(title)}</h1>
 <p>target {_esc(target.name)}: {_esc(target.description)} · issue width {target.issue_width} · units {_esc(units)}
  · stages {_esc(" ".join(target.stages))} · {len(result.blocks)} block{"s" if len(result.blocks) != 1 else ""}:
- {plural(total, 'cycle')} scheduled, {orig} in the original order</p>
+ {total} cycles scheduled, {orig} in the original order</p>
 </header>
 <main>
 {program}

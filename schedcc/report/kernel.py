@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schedcc.errors import plural
 from schedcc.frontends.source import Source
 from schedcc.driver.loops import pipeline_source
 from schedcc.swp.pipeliner import pipeline_program
@@ -57,7 +56,7 @@ def kernel_pictures(program, target, source_path: str | None = None) -> tuple[li
         bars, lanes = kernel_bars(res, result.target)
         title = f"{res.name}: II {s.ii}, {s.stages} stages"
         registers = res.registers_text or f"{res.pressure.registers} registers after expansion"
-        summary = (f"one iteration every {plural(s.ii, 'cycle')} instead of every {res.cycles_before} "
+        summary = (f"one iteration every {s.ii} cycles instead of every {res.cycles_before} "
                    f"(ResMII {s.mii.res.value}, RecMII {s.mii.rec.value}); at most "
                    f"{res.pressure.max_live} values live; {registers}")
         svg = timeline_svg(bars, lanes, title=f"{title} on {result.target.name}", time_unit="cycles")

@@ -41,7 +41,6 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Hashable, Iterable
 
-from schedcc.errors import plural
 from schedcc.problem import SchedGraph, as_graph, is_acyclic
 from schedcc.sched.mrt import implied_deps
 
@@ -105,11 +104,11 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
         work[units] = work.get(units, 0) + occ
         count[units] = count.get(units, 0) + 1
         if occ > longest[0]:
-            longest = (occ, f"one operation keeps its unit busy {plural(occ, 'cycle')}")
+            longest = (occ, f"one operation keeps its unit busy {occ} cycles")
         for res, cycles in op.also:
             extra[res] = extra.get(res, 0) + cycles
             if cycles > longest[0]:
-                longest = (cycles, f"one operation holds {res} {plural(cycles, 'cycle')}")
+                longest = (cycles, f"one operation holds {res} {cycles} cycles")
     if longest[0] > best.value:
         best = ResBound(longest[0], longest[1])
     # Close the unit sets under union: operations confined to the union of two
@@ -127,7 +126,7 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
     for res, cycles in extra.items():
         bound = math.ceil(cycles / caps.get(res, 1))
         if bound > best.value:
-            best = ResBound(bound, f"{res}: held {plural(cycles, 'cycle')} per iteration")
+            best = ResBound(bound, f"{res}: held {cycles} cycles per iteration")
     return best
 
 

@@ -18,7 +18,6 @@ Example::
 
 from __future__ import annotations
 
-from schedcc.errors import plural
 from schedcc.dag import build_dag
 from schedcc.swp.view import instr_text
 from schedcc.swp.pipeliner import LoopResult
@@ -73,7 +72,7 @@ def write_kernel_picture(path: str, results: list[LoopResult], target, inputs: t
         return "note: no loop was pipelined, so the picture is empty"
     first = loops[0].schedule
     title = (f"{loops[0].name} on {target.name}: II {first.ii}, {first.stages} stages "
-             f"(one iteration every {plural(loops[0].cycles_before, 'cycle')} before)")
+             f"(one iteration every {loops[0].cycles_before} cycles before)")
     if len(loops) > 1:
         title = f"{len(loops)} pipelined loops on {target.name}"
     return write_timeline(path, bars, lanes, title=title, time_unit="cycles", inputs=inputs)

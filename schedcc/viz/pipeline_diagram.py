@@ -50,7 +50,6 @@ from typing import Hashable, Mapping, Sequence
 
 
 from schedcc.dag import dep_text
-from schedcc.errors import plural
 from schedcc.problem import SchedGraph
 
 STALL = "--"  # the text cell of a stall cycle
@@ -177,9 +176,9 @@ def block_diagrams(res, target) -> tuple[PipelineDiagram, PipelineDiagram]:
     """(original order, scheduled order) diagrams of a :class:`schedcc.driver.BlockResult`."""
     orig = res.original
     original = diagram_for(res.dag, orig.cycle, orig.order, target,
-                           f"original order: {plural(orig.makespan, 'cycle')}", orig.stall)
+                           f"original order: {orig.makespan} cycles", orig.stall)
     s = res.schedule
-    scheduled = diagram_for(res.dag, s.cycle, s.order, target, f"scheduled order: {plural(s.makespan, 'cycle')}")
+    scheduled = diagram_for(res.dag, s.cycle, s.order, target, f"scheduled order: {s.makespan} cycles")
     return original, scheduled
 
 
