@@ -95,12 +95,14 @@ def demo() -> int:
 # Tools tests need beyond Python, and the Debian package of each: Graphviz for
 # the pictures, a real browser for the HTML report (chromium, with fonts for
 # Latin and Chinese text), and the front ends' compile-assemble-run tests
-# (clang-16, llc-16 / llvm-mc-16 / llvm-as-16, ld.lld-16, qemu-loongarch64).
+# (clang-16, llc-16 / llvm-mc-16 / llvm-as-16, ld.lld-16, qemu-loongarch64),
+# strace for the output-safety tests (faults injected into the commit of outputs).
 # `tasks.py test` installs the missing ones (as root or with password-less
 # sudo); where it cannot, the tests that need them skip and say which tool.
 TEST_TOOLS = {"dot": "graphviz", "chromium": "chromium", "clang-16": "clang-16", "llc-16": "llvm-16",
               "llvm-mc-16": "llvm-16", "llvm-as-16": "llvm-16", "ld.lld-16": "lld-16",
-              "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16"}
+              "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16",
+              "strace": "strace"}
 FONT_FILES = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf": "fonts-dejavu-core",
               "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"}
 

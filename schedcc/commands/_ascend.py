@@ -12,7 +12,7 @@ import sys
 
 from schedcc.commands.values import whole
 from schedcc.errors import SchedccError
-from schedcc.fileio import write_output
+from schedcc.fileio import announce, write_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,5 +102,5 @@ def present(args: argparse.Namespace, result, name: str) -> int:
         if not args.no_code:
             sys.stdout.write("\n" + code)
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.values import size
 from schedcc.errors import SchedccError
+from schedcc.fileio import announce
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
 DESCRIPTION = """\
@@ -80,8 +81,9 @@ def _size(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.errors import located
+    from schedcc.commands import outputs
     from schedcc.fileio import check_outputs, read_input
-    check_outputs({"--trace": args.trace, "--timeline": args.timeline},
+    check_outputs(outputs(args, ("--trace",), ("--timeline",)),
                   (args.import_file,) if args.import_file else ())
     if not args.import_file:
         return _run(args, None)
@@ -164,5 +166,5 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
     else:
         sys.stdout.write(format_pipeline(data, act_bytes))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

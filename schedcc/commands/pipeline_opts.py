@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.fileio import write_output
+from schedcc.fileio import announce, write_output
 from schedcc.sched.modulo import ALGORITHMS
 
 
@@ -52,5 +52,5 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
             for res in result.loops:
                 sys.stdout.write("\n" + format_pipeline_explain(res))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.planner.space import Settings
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    from schedcc.fileio import check_outputs, transaction, write_output
-    check_outputs({"--svg": args.svg, "--output": args.output})
+    from schedcc.commands import outputs
+    from schedcc.fileio import announce, check_outputs, write_output
+    check_outputs(outputs(args, ("--svg",), ("-o", "--output")))
     if args.svg and not args.svg.lower().endswith((".svg", ".png")):
         raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
     if args.ray and args.workers is not None:
@@ -149,14 +150,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         from schedcc.emit.planner import plan_text
         text = plan_text(res, args.top, args.explain)
-    with transaction():  # the picture and the report are written together, or neither
-        if args.svg:
-            from schedcc.viz.pareto import write_pareto
-            note = write_pareto(args.svg, res) or f"wrote {args.svg}"
-        if args.output:
-            write_output(args.output, text)
-        else:
-            sys.stdout.write(text)
+    # The picture and the report are written together, or neither (the run's one transaction).
+    if args.svg:
+        from schedcc.viz.pareto import write_pareto
+        note = write_pareto(args.svg, res) or f"wrote {args.svg}"
+    if args.output is not None:
+        write_output(args.output, text)
+    else:
+        sys.stdout.write(text)
     if note:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.commands import _ascend, exact_opts, pipeline_opts
+from schedcc.commands import _ascend, exact_opts, outputs, pipeline_opts
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import check_outputs, read_input
+from schedcc.fileio import announce, check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
 
@@ -140,10 +140,8 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    check_outputs({opt: getattr(args, attr, None) for opt, attr in (
-        ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
-        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))},
-        (args.file,))
+    check_outputs(outputs(args, ("-o", "--output"), ("--emit-dag",), ("--emit-pipeline",), ("--emit-kernel",),
+                          ("--emit-timeline",), ("--trace",)), (args.file,))
     exact_opts.limits(args)  # a bad --time-limit is refused before any work
     text, name = read_input(args.file)
     with located(text, name):
@@ -192,7 +190,7 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
             for res in blocks.blocks:
                 sys.stdout.write("\n" + format_walkthrough(res, blocks.target))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0
 
 

@@ -14,6 +14,7 @@ import sys
 
 from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
+from schedcc.fileio import announce
 
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
 DESCRIPTION = """\
@@ -174,17 +175,18 @@ def present(result, name: str, fmt: str, source_path: str, trace: str | None = N
     else:
         sys.stdout.write(format_step(result, name))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.driver.job import Job, run_job
     from schedcc.errors import located
+    from schedcc.commands import outputs
     from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends import parse_source
     from schedcc.commands import overlap_opts
-    check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
+    check_outputs(outputs(args, ("--trace",), ("--timeline",)), (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         if overlap_opts.mode(args)[0] is not None:
@@ -216,5 +218,5 @@ def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
         sys.stdout.write(format_step(after, name) + "\n" + format_before_after(before, after) + "\n"
                          + format_overlap(ov))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

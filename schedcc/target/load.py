@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcc.errors import MAX_NESTING, SchedccError, check_nesting, located
-from schedcc.fileio import decode_text
+from schedcc.fileio import decode_text, note_input
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -343,6 +343,7 @@ def load_target(name_or_path: str | Target) -> Target:
         return name_or_path
     spec = str(name_or_path)
     if spec.endswith(".toml") or "/" in spec or "\\" in spec:
+        note_input(spec)  # the run's outputs may not replace it
         return _load_file(str(Path(spec)))
     files = {p.stem: p for p in _target_files()}
     if spec in files:
