@@ -75,7 +75,8 @@ def pipeline_loops(repeat: int, tmp: Path) -> None:
     from schedcc import parse
     from schedcc.sched.mii import mii
     from schedcc.swp.loopgen import random_loop
-    from schedcc.swp.loops import find_loops, loop_dag
+    from schedcc.swp.dependences import loop_dag
+    from schedcc.swp.loops import find_loops
     for n, goal in ((400, 1.0), (2000, 10.0)):
         path = tmp / f"loop{n}.ir"
         text = random_loop(random.Random(0), n)

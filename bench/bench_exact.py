@@ -38,7 +38,9 @@ from schedcc.sched.exact import exact_schedule  # noqa: E402
 from schedcc.sched.exact_modulo import exact_modulo_schedule  # noqa: E402
 from schedcc.sched.solve import ModuloStrategy  # noqa: E402
 from schedcc.swp.loopgen import random_loop  # noqa: E402
-from schedcc.swp.loops import Loop, find_loops, loop_dag  # noqa: E402
+from schedcc.swp.dependences import loop_dag  # noqa: E402
+from schedcc.swp.loops import find_loops  # noqa: E402
+from schedcc.swp.view import LoopView  # noqa: E402
 from schedcc.target import list_targets, load_target  # noqa: E402
 from schedcc.verifier import verify_modulo, verify_schedule  # noqa: E402
 
@@ -69,7 +71,7 @@ def loops(target, sizes: list[int], count: int, limit: float):
     for k in range(count):
         for size in sizes:
             text = random_loop(random.Random(1000 * size + k), size)
-            loop = next((lp for lp in find_loops(parse(text).function("f")) if isinstance(lp, Loop)), None)
+            loop = next((lp for lp in find_loops(parse(text).function("f")) if isinstance(lp, LoopView)), None)
             if loop is None:
                 continue
             g = loop_dag(loop, target)

@@ -35,7 +35,8 @@ from schedcc.sched.cpsat import Limits  # noqa: E402
 from schedcc.sched.exact import exact_schedule  # noqa: E402
 from schedcc.sched.exact_modulo import exact_modulo_schedule  # noqa: E402
 from schedcc.sched.modulo import modulo_schedule  # noqa: E402
-from schedcc.swp.loops import find_loops, loop_dag  # noqa: E402
+from schedcc.swp.dependences import loop_dag  # noqa: E402
+from schedcc.swp.loops import find_loops  # noqa: E402
 from schedcc.target import load_target  # noqa: E402
 
 

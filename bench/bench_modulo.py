@@ -28,7 +28,9 @@ sys.path.insert(0, str(ROOT))
 from schedcc import parse  # noqa: E402
 from schedcc.errors import SchedccError  # noqa: E402
 from schedcc.swp.loopgen import random_loop  # noqa: E402
-from schedcc.swp.loops import Loop, find_loops, loop_dag  # noqa: E402
+from schedcc.swp.dependences import loop_dag  # noqa: E402
+from schedcc.swp.loops import find_loops  # noqa: E402
+from schedcc.swp.view import LoopView  # noqa: E402
 from schedcc.sched.lifetimes import register_pressure  # noqa: E402
 from schedcc.sched.modulo import modulo_schedule  # noqa: E402
 from schedcc.verifier.modulo import verify_modulo  # noqa: E402
@@ -53,7 +55,7 @@ def run_table(target_name: str, algorithm: str, paths: list[str], quiet: bool) -
     at_mii = total = sum_ii = sum_mii = sum_live = sum_regs = 0
     for stem, loop in loops_of(paths):
         name = f"{stem}:{loop.function.name}/{loop.block.label}"
-        if not isinstance(loop, Loop):
+        if not isinstance(loop, LoopView):
             rows.append((name, "-", "-", "-", "-", "-", "-", "-", "not pipelined"))
             continue
         try:
@@ -92,7 +94,7 @@ def big_body(target_name: str, algorithm: str, ops: int, repeat: int, seeds: int
     for seed in range(seeds):
         text = random_loop(random.Random(seed), ops)
         loop = find_loops(parse(text).function("f"))[0]
-        assert isinstance(loop, Loop), loop
+        assert isinstance(loop, LoopView), loop
         best = float("inf")
         for _ in range(repeat):
             t0 = time.perf_counter()

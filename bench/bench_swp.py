@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from schedcc.frontends import parse_source  # noqa: E402
-from schedcc.swp.pipeliner import pipeline_source  # noqa: E402
+from schedcc.driver.loops import pipeline_source  # noqa: E402
 from swp_tools import KERNELS, compile_c, kernels_program, run_program  # noqa: E402
 
 NAMES = ["saxpy", "dot", "stencil", "fir", "matvec_row", "horner", "prefix_sum", "div_reduce", "clamp"]

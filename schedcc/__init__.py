@@ -33,7 +33,7 @@ __version__ = VERSION
 # ``schedcc.swp.loops``, ...), importable from the package as before; they load
 # on first use, so that ``import schedcc`` stays fast.
 _LAZY = {
-    "find_loops": "schedcc.swp.loops", "loop_dag": "schedcc.swp.loops",
+    "find_loops": "schedcc.swp.loops", "loop_dag": "schedcc.swp.dependences",
     "pipeline_program": "schedcc.swp.pipeliner", "modulo_schedule": "schedcc.sched.modulo",
     "verify_modulo": "schedcc.verifier.modulo", "register_pressure": "schedcc.sched.lifetimes",
     "run_program": "schedcc.sim.interp", "simulate_in_order": "schedcc.sim.pipeline",

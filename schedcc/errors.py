@@ -176,3 +176,13 @@ def check_nesting(text: str, name: str, pairs: str = "[]{}()", quotes: str = '"'
                 col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
                 raise SchedccError(f"brackets nested more than {limit} deep", Loc(name, line, col),
                                    notes=[f"schedcc reads files whose brackets nest at most {limit} deep"])
+
+
+def plural(n, word: str) -> str:
+    """``1 cycle``, ``3 cycles``, ``0.5 cycles``: a count and its noun, as people write them.
+
+    >>> plural(1, "cycle"), plural(2, "cycle"), plural(1.5, "cycle")
+    ('1 cycle', '2 cycles', '1.5 cycles')
+    """
+    text = str(n) if isinstance(n, int) else f"{n:g}"
+    return f"{text} {word}" if n == 1 else f"{text} {word}s"

@@ -92,3 +92,40 @@ def test_layers_import_only_downwards_and_folders_form_no_cycle():
     assert not wrong, wrong
     cycles = [c for c in nx.simple_cycles(graph) if "__init__" not in c]
     assert not cycles, cycles
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The schedcc modules *path* imports, at the top or inside a function: ``from a.b
+    import c`` imports module ``a.b.c`` when there is one, else ``a.b`` (its names)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("schedcc"):
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                out.add(sub if sub in modules else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("schedcc"))
+    return out & modules
+
+
+def test_modules_form_no_import_cycle():
+    """No module imports, directly or through others, a module that imports it: not at
+    the top and not inside a function (a function-level import hides a cycle, it does not
+    remove it). The package's own ``__init__`` (lazy names for the library) is left out."""
+    modules = {_module_name(p): p for p in MODULES}
+    graph = nx.DiGraph()
+    for name, path in modules.items():
+        if name == "schedcc":
+            continue
+        graph.add_node(name)
+        for other in _module_imports(path, set(modules)):
+            if other not in (name, "schedcc"):
+                graph.add_edge(name, other)
+    cycles = sorted(sorted(c) for c in nx.simple_cycles(graph))
+    assert not cycles, cycles

@@ -107,7 +107,8 @@ def test_left_shift_never_delays_and_respects_zero_length_busy():
 # -- modulo ----------------------------------------------------------------------------------
 
 def _loop(path, target):
-    from schedcc.swp.loops import find_loops, loop_dag
+    from schedcc.swp.dependences import loop_dag
+    from schedcc.swp.loops import find_loops
     loop = find_loops(parse(open(path).read()).functions[0])[0]
     return loop, loop_dag(loop, target)
 

@@ -17,7 +17,8 @@ from schedcc.sched.exact import exact_schedule
 from schedcc.sched.exact_modulo import average_live_bound, exact_modulo_schedule
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.solve import ModuloStrategy, solve
-from schedcc.swp.loops import find_loops, loop_dag
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import find_loops
 from schedcc.target import load_target
 
 EOS = ["examples/loops/eos.ir", "--pipeline", "--exact", "--time-limit", "0.05", "--target", "la664"]

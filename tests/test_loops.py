@@ -3,7 +3,10 @@
 import pytest
 
 from schedcc import parse
-from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag, memory_distances
+from schedcc.swp.analysis import memory_distances
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import find_loops
+from schedcc.swp.view import Access, Linear, LoopView, NotPipelined
 
 
 def loop_of(body: str, test: str = "c = i < n", br: str = "br c, loop, exit", init: str = "i = 0",
@@ -22,7 +25,7 @@ def edges(loop, target="generic"):
 def test_lecture_loop_is_recognised(root):
     prog = parse((root / "examples/loops/lecture_cj.ir").read_text())
     (loop,) = find_loops(prog.functions[0])
-    assert isinstance(loop, Loop)
+    assert isinstance(loop, LoopView)
     assert (loop.iv.reg, loop.iv.step) == ("j", 1)
     assert loop.exit.op == "lt" and loop.exit.offset == 1 and str(loop.exit.bound) == "MAX"
     assert loop.exit_label == "exit"
@@ -86,7 +89,7 @@ def test_exit_tests_are_normalised(test, br, op, label):
     text = ("func f(n) {\nentry:\n  i = 0\nloop:\n  i = i + 1\n"
             f"  {test}\n  {br}\nexit:\n  ret i\ndone:\n  ret 0\n}}\n")
     (loop,) = find_loops(parse(text).functions[0])
-    assert isinstance(loop, Loop), loop
+    assert isinstance(loop, LoopView), loop
     assert (loop.exit.op, loop.exit_label) == (op, label)
 
 
@@ -108,13 +111,15 @@ def test_multi_block_loop_is_reported(root):
     prog = parse((root / "examples/loops/not_pipelined.ir").read_text())
     reasons = [lp.reason for f in prog.functions for lp in find_loops(f)]
     assert any("spans 3 blocks" in r for r in reasons)
-    assert len(reasons) == 4 and not any(isinstance(lp, Loop) for f in prog.functions for lp in find_loops(f))
+    assert len(reasons) == 4 and not any(isinstance(lp, LoopView) for f in prog.functions for lp in find_loops(f))
 
 
 def test_memory_distances_directly():
-    a = ("A", ((("i", 1),), 0, 1))
-    assert memory_distances(a, ("A", ((("i", 1),), -2, 1))) == [2]
-    assert memory_distances(a, ("A", ((("i", 1),), 2, 1))) == []   # the other direction
-    assert memory_distances(a, ("B", ((("i", 1),), 0, 1))) == []
-    assert memory_distances(a, (None, ((("p", 1),), 0, 8))) is None
-    assert memory_distances(("A", ((), 3, 0)), ("A", ((), 3, 0))) == [0, 1]
+    def at(region, terms, const, step):
+        return Access(0, region, Linear(terms, const, step), 1, True)
+    a = at("A", (("i", 1),), 0, 1)
+    assert memory_distances(a, at("A", (("i", 1),), -2, 1)) == [2]
+    assert memory_distances(a, at("A", (("i", 1),), 2, 1)) == []   # the other direction
+    assert memory_distances(a, at("B", (("i", 1),), 0, 1)) == []
+    assert memory_distances(a, at(None, (("p", 1),), 0, 8)) is None
+    assert memory_distances(at("A", (), 3, 0), at("A", (), 3, 0)) == [0, 1]

@@ -105,7 +105,8 @@ def test_rec_mii_of_a_2000_operation_loop_is_fast_and_exact():
     import random
     import time
     from schedcc.swp.loopgen import random_loop
-    from schedcc.swp.loops import find_loops, loop_dag
+    from schedcc.swp.dependences import loop_dag
+    from schedcc.swp.loops import find_loops
     from schedcc import parse
     loop = find_loops(parse(random_loop(random.Random(0), 2000)).function("f"))[0]
     dag = loop_dag(loop, "la464")

@@ -8,7 +8,9 @@ import pytest
 
 from schedcc import parse
 from schedcc.errors import SchedccError
-from schedcc.swp.loops import Loop, find_loops, loop_dag
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import find_loops
+from schedcc.swp.view import LoopView
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import modulo_schedule
 from schedcc.verifier.modulo import ModuloVerificationError, verify_modulo
@@ -22,7 +24,7 @@ def example_loops():
     for path in LOOP_FILES:
         for func in parse(Path(path).read_text()).functions:
             for loop in find_loops(func):
-                if isinstance(loop, Loop):
+                if isinstance(loop, LoopView):
                     yield Path(path).stem, loop
 
 

@@ -16,7 +16,7 @@ from swp_tools import DATA, TOOLS, compile_c, run_program
 from tools import missing
 
 from schedcc.frontends import parse_source
-from schedcc.swp.pipeliner import pipeline_source
+from schedcc.driver.loops import pipeline_source
 
 import pytest
 

@@ -19,7 +19,7 @@ from tools import need
 
 from schedcc.frontends import parse_source
 from schedcc.swp.asm_loops import find_asm_loops
-from schedcc.swp.pipeliner import pipeline_source
+from schedcc.driver.loops import pipeline_source
 
 KERNELS = ["saxpy", "dot", "stencil", "fir", "matvec_row", "horner", "prefix_sum", "div_reduce", "clamp",
            "add_into"]

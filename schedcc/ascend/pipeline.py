@@ -39,7 +39,9 @@ from dataclasses import dataclass, field, replace
 from schedcc.errors import SchedccError
 from schedcc.ir import Function, Program
 from schedcc.problem import SchedGraph
-from schedcc.swp.loops import NotPipelined, analyse_loop, loop_dag
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import analyse_loop
+from schedcc.swp.view import NotPipelined
 from schedcc.sched.modulo import modulo_schedule
 from schedcc.target import Target, check_opcodes, load_target
 from schedcc.ascend.alloc import share_buffers, share_function
@@ -88,7 +90,7 @@ class PipelinedLoop:
 
 
 def ascend_loop_dag(loop, target: Target) -> SchedGraph:
-    """The loop's DAG with distances (:func:`schedcc.swp.loops.loop_dag`) with Ascend's
+    """The loop's DAG with distances (:func:`schedcc.swp.dependences.loop_dag`) with Ascend's
     completion semantics: a dependence out of any pipe but S waits for the producer
     to finish, also through memory."""
     dag = loop_dag(loop, target)

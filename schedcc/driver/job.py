@@ -8,7 +8,7 @@ solves them with :func:`schedcc.sched.solve.solve`:
 domain    job                                             result
 ========  ==============================================  ===========================================
 cpu       :func:`schedcc.driver.blocks.schedule_program`  :class:`~schedcc.driver.blocks.ProgramResult`
-          (and :func:`schedcc.swp.pipeliner.pipeline_     (and :class:`~schedcc.swp.pipeliner.
+          (and :func:`schedcc.driver.loops.pipeline_    (and :class:`~schedcc.swp.pipeliner.
           source` with ``pipeline``)                      PipelineResult`)
 ascend    :func:`schedcc.ascend.job.run_kernels`          :class:`~schedcc.ascend.job.AscendResult`
 cluster   :func:`schedcc.training.api.schedule`           :class:`~schedcc.training.result.StepResult`
@@ -115,7 +115,7 @@ def _run_cpu(job: Job) -> JobResult:
                               check=opts.verify, exact=limits, repair=opts.repair)
     loops = None
     if opts.pipeline:
-        from schedcc.swp.pipeliner import pipeline_source
+        from schedcc.driver.loops import pipeline_source
         before = None  # the loop bodies' list schedules, when they are the ones the pipeliner compares with
         if opts.priority == "critical-path" and opts.repair and limits is None:
             before = {(r.function.name, r.block.label): r.schedule.makespan for r in blocks.blocks}

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedcc.swp.loops import instr_text
+from schedcc.errors import plural
+from schedcc.swp.view import instr_text
 from schedcc.swp.pipeliner import LoopResult, PipelineResult
 from schedcc.sched.modulo import ALGORITHMS
 
@@ -80,6 +81,9 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     s, p = res.schedule, res.pressure
     m = s.mii
     lines = [f"{head}: software-pipelined on {target.name} ({s.algorithm}: {_algorithm(s).split(':')[0]})"]
+    if res.rotated:
+        lines.append("  rotated: the loop tested at its top; its header now runs once as the guard, and the body "
+                     "tests at its end")
     lines.append(f"  ResMII {m.res.value}: {m.res.reason}")
     lines.append(f"  RecMII {m.rec.value}: {recurrence_text(res)}")
     lines.append(f"  {bound_text(res)}")
@@ -166,10 +170,16 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"function": res.loop.function.name, "block": res.loop.block.label,
                                  "cycles_before": res.cycles_before}
         if not res.pipelined:
-            entry.update({"ii": None, "reason": res.reason})
+            entry.update({"ii": None, "reason": res.reason, "kind": res.kind})
+            if res.mii is not None:   # left alone by the modulo scheduler: its bounds
+                m = res.mii
+                entry.update({"res_mii": m.res.value, "res_mii_reason": m.res.reason, "rec_mii": m.rec.value,
+                              "recurrence": list(m.rec.cycle), "mii": m.value})
             out.append(entry)
             continue
         s, p, m = res.schedule, res.pressure, res.schedule.mii
+        if res.rotated:
+            entry["rotated"] = True
         entry.update({
             "res_mii": m.res.value, "res_mii_reason": m.res.reason,
             "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),

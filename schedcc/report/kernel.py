@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from schedcc.frontends.source import Source
-from schedcc.swp.pipeliner import pipeline_program, pipeline_source
+from schedcc.driver.loops import pipeline_source
+from schedcc.swp.pipeliner import pipeline_program
 from schedcc.viz.kernel import kernel_bars
 from schedcc.viz.timeline import timeline_svg
 

@@ -32,8 +32,8 @@ byte for byte.
 Example::
 
     >>> from schedcc.frontends import parse_source
-    >>> from schedcc.swp.pipeliner import pipeline_source
-    >>> res = pipeline_source(parse_source(open("examples/swp/kernels-O2.s").read(), "k.s"), "la464")
+    >>> from schedcc.swp.asm_pipeline import pipeline_asm
+    >>> res = pipeline_asm(parse_source(open("examples/swp/kernels-O2.s").read(), "k.s"), "la464")
     >>> res.loops[4].name, [label for label, _ in res.loops[4].code]
     ('matvec_row/.LBB4_2', ['.LBB4_2', '.LBB4_2.kernel', '.LBB4_2.orig', '.LBB4_2.exit'])
 """

@@ -24,7 +24,7 @@ registers stepped by ``addi.d r, r, c``; the exit test is the branch itself:
 does not write.
 
 Memory: accesses through the same base register meet at exact iteration
-distances (:func:`~schedcc.swp.loops.memory_distances`). Assembly has lost
+distances (:func:`~schedcc.swp.analysis.memory_distances`). Assembly has lost
 C's ``restrict``, so two base registers may point into the same array: when
 both step alike, the pair becomes a *run-time check* (:class:`Check`): the
 pipelined code runs only if the two are far enough apart that no iterations
@@ -48,9 +48,10 @@ from dataclasses import dataclass, replace
 from schedcc.frontends.loongarch_asm import LOADS, STORES
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
+from schedcc.swp.analysis import Refusal, analyse, memory_distances
 from schedcc.swp.asm_liveness import RESERVED, register_class
-from schedcc.swp.llvm_loops import back_edges, multi_block_reason
-from schedcc.swp.loops import ExitTest, Induction, Loop, NotPipelined, _symbolic, memory_distances
+from schedcc.swp.cfg import back_edges, multi_block_reason
+from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
 _SWAP = {"ne": "ne", "lt": "gt", "ge": "le"}
@@ -77,7 +78,7 @@ class Check:
 class AsmLoop:
     """A single-block assembly loop the pipeliner can transform."""
 
-    loop: Loop                  # the scheduling view: written registers renamed v:$reg
+    loop: LoopView              # the scheduling view: written registers renamed v:$reg
     original: Block             # the block as read
     written: list[str]          # registers the loop writes, in order of first write
     branch: Instr               # the loop branch as read
@@ -99,20 +100,22 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
     pipelined, a :class:`NotPipelined` with the reason otherwise."""
     out: list[AsmLoop | NotPipelined] = []
     for func in source.program.functions:
-        for block, header, body in back_edges(func, falls_through):
+        loops = back_edges(func, falls_through)
+        headers = {header.label for _, header, _ in loops}
+        for block, header, body in loops:
             if block is header:
                 out.append(analyse_asm_loop(func, block))
                 continue
+            reason, kind = multi_block_reason(block, header, body, headers)
             calls = [i for b in body for i in b.instrs if i.opcode in ("bl", "syscall") or
                      (i.opcode == "jirl" and i.operands[0] == Reg("$ra"))]
-            if calls:
+            if calls and kind != "outer":
                 what = {"bl": f"calls {calls[0].operands[-1]}", "syscall": "makes a system call"}.get(
                     calls[0].opcode, "calls a function")
                 reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
                           "write any memory, so iterations cannot overlap")
-            else:
-                reason = multi_block_reason(block, header, body)
-            out.append(NotPipelined(func, header, reason))
+                kind = "call"
+            out.append(NotPipelined(func, header, reason, kind))
     return out
 
 
@@ -143,34 +146,34 @@ def _generic(ins: Instr) -> Instr:
 
 def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined:
     """Check one self-looping block of assembly; see the module docstring."""
-    def no(reason: str) -> NotPipelined:
-        return NotPipelined(function, block, reason)
+    def no(reason: str, kind: str = "other") -> NotPipelined:
+        return NotPipelined(function, block, reason, kind)
 
     term = block.terminator
     L = block.label
     op = term.opcode if term is not None else ""
     if op == "b":
-        return no(f"the loop ends with '{term.opcode} {L}': it never exits")
+        return no(f"the loop ends with '{term.opcode} {L}': it never exits", "shape")
     if op in ("beqz", "beq"):
-        return no(f"the loop runs while '{term}' is equal: it runs at most twice, or the trip count is unknown")
+        return no(f"the loop runs while '{term}' is equal: it runs at most twice, or the trip count is unknown", "trip-count")
     if op in ("bceqz", "bcnez"):
-        return no(f"the loop branch '{op}' tests a floating-point condition: the trip count is unknown")
+        return no(f"the loop branch '{op}' tests a floating-point condition: the trip count is unknown", "trip-count")
     if op not in BRANCH_OPS and op != "bnez":
-        return no(f"the loop ends with '{term}', which schedcc does not read as a loop test")
+        return no(f"the loop ends with '{term}', which schedcc does not read as a loop test", "shape")
     body = block.instrs[:-1]
     written: list[str] = []
     for ins in body:
         for r in ins.defs():
             if r in RESERVED or r == "$ra":
-                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}")
+                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}", "shape")
             if register_class(r) == "fcc":
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
-                          "condition flags are not renamed")
+                          "condition flags are not renamed", "shape")
             if r not in written:
                 written.append(r)
         if ins.attr("tied"):
             return no(f"'{ins.opcode}' (line {ins.loc.line if ins.loc else '?'}) writes part of {ins.dest} and "
-                      "keeps the rest: such a loop is not pipelined")
+                      "keeps the rest: such a loop is not pipelined", "shape")
     names = {r: "v:" + r for r in written}
     branch_ops = term.operands[:-1]
     if op == "bnez":
@@ -180,55 +183,32 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
     instrs.append(Instr(op, None, tuple(_rename(Instr("x", None, branch_ops), names).operands) + (Label(L),),
                         loc=term.loc))
     instrs_t = tuple(instrs)
-    defs: dict[str, list[int]] = {}
-    for node, ins in enumerate(instrs_t):
-        for r in ins.defs():
-            defs.setdefault(r, []).append(node)
-    ivs: dict[str, Induction] = {}
-    for reg, nodes in defs.items():
-        ins = instrs_t[nodes[0]]
-        if len(nodes) == 1 and ins.opcode == "addi.d" and ins.operands[0] == Reg(reg) \
-                and isinstance(ins.operands[1], Const) and ins.operands[1].value:
-            ivs[reg] = Induction(reg, ins.operands[1].value, nodes[0])
-    if not ivs:
-        return no("no induction variable: no register is stepped by a constant (addi.d r, r, c) in the body")
-    syms, addresses = _symbolic(tuple(_generic(i) for i in instrs_t), defs, ivs)
+    reaching, _ = mutable_reaching(instrs_t)
     br = len(instrs_t) - 1
-    found = None
-    for pos in (0, 1):
-        x, bound = instrs_t[br].operands[pos], instrs_t[br].operands[1 - pos]
-        sx = syms.get((br, x.name)) if isinstance(x, Reg) else None
-        if isinstance(bound, Reg) and bound.name not in defs and sx is not None and len(sx[0]) == 1 \
-                and sx[0][0][1] == 1 and sx[0][0][0] in ivs and sx[2] == ivs[sx[0][0][0]].step:
-            found = (pos, ivs[sx[0][0][0]], sx[1], bound)
-            break
-    if found is None:
-        return no(f"the loop test '{term}' does not compare an induction variable with a register the loop "
-                  "does not change, so the trip count is unknown")
-    pos, iv, offset, bound = found
-    test = BRANCH_OPS[op] if pos == 0 else _SWAP[BRANCH_OPS[op]]
-    if test != "ne" and (test in ("lt", "le")) != (iv.step > 0):
-        return no(f"'{iv.reg[2:]}' counts {'up' if iv.step > 0 else 'down'} by {abs(iv.step)} but '{term}' "
-                  "tests it the other way: the trip count is not computable")
-    if test == "ne" and abs(iv.step) & (abs(iv.step) - 1):
-        return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
-                  "that only for steps that are powers of two")
-    exit_test = ExitTest(br, br, "", test, offset, bound, 1 - pos)
-    reaching: dict[tuple[int, str], tuple[int, int]] = {}
-    for node, ins in enumerate(instrs_t):
-        for r in ins.uses():
-            nodes = defs.get(r)
-            if nodes:
-                before = [d for d in nodes if d < node]
-                reaching[(node, r)] = (before[-1], 0) if before else (nodes[-1], 1)
     fixed = frozenset(n for n, ins in enumerate(instrs_t)
                       if (ins.opcode in LOADS and LOADS[ins.opcode][1] == "rr")
                       or (ins.opcode in STORES and STORES[ins.opcode][1] == "rr") or "ptr" in ins.opcode)
-    checks = _checks(instrs_t, addresses)
-    loop = Loop(function, Block(L, instrs_t, block.loc), iv, exit_test, "", reaching,
-                {r: n[-1] for r, n in defs.items()}, addresses, ivs, fixed,
-                frozenset(c.nodes for c in checks))
-    return AsmLoop(loop, block, written, term, op in ("bltu", "bgeu"), checks)
+    body = Body(function, Block(L, instrs_t, block.loc), tuple(_generic(i) for i in instrs_t), reaching, br,
+                BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
+                live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
+    view = analyse(body)
+    if isinstance(view, Refusal):
+        if view.kind == "no-iv":
+            return no("no induction variable: no register is stepped by a constant (addi.d r, r, c) in the body",
+                      "induction")
+        if view.kind == "no-test":
+            return no(f"the loop test '{term}' does not compare an induction variable with a register the loop "
+                      "does not change, so the trip count is unknown", "trip-count")
+        iv = view.iv
+        return no(f"'{iv.reg[2:]}' counts {'up' if iv.step > 0 else 'down'} by {abs(iv.step)} but '{term}' "
+                  "tests it the other way: the trip count is not computable", "trip-count")
+    iv = view.iv
+    if view.exit.op == "ne" and abs(iv.step) & (abs(iv.step) - 1):
+        return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
+                  "that only for steps that are powers of two", "trip-count")
+    checks = _checks(instrs_t, view.accesses)
+    view = replace(view, disjoint=frozenset(c.nodes for c in checks))
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks)
 
 
 def _width(ins: Instr) -> int:
@@ -236,21 +216,22 @@ def _width(ins: Instr) -> int:
     return w if isinstance(w, int) else 1
 
 
-def _checks(instrs: tuple[Instr, ...], addresses: dict) -> list[Check]:
+def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access]) -> list[Check]:
     """The pairs of accesses whose dependence a run-time check can rule out: pointer
     references through two different base registers (entry values), the same stride."""
     out: list[Check] = []
-    accesses = sorted(addresses)
-    for i, a in enumerate(accesses):
-        for b in accesses[i + 1:]:
-            wa, wb = instrs[a].mem_write is not None, instrs[b].mem_write is not None
-            if not (wa or wb) or memory_distances(addresses[a], addresses[b]) is not None:
+    nodes = sorted(accesses)
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            acc_a, acc_b = accesses[a], accesses[b]
+            if not (acc_a.write or acc_b.write) or memory_distances(acc_a, acc_b) is not None:
                 continue
-            (ra, sa), (rb, sb) = addresses[a], addresses[b]
-            if ra is not None or rb is not None or sa is None or sb is None or sa[2] != sb[2] or not sa[2]:
+            sa, sb = acc_a.address, acc_b.address
+            if acc_a.region is not None or acc_b.region is not None or sa is None or sb is None \
+                    or sa.step != sb.step or not sa.step:
                 continue
-            terms = dict(sa[0])
-            for t, c in sb[0]:
+            terms = dict(sa.terms)
+            for t, c in sb.terms:
                 terms[t] = terms.get(t, 0) - c
             terms = {t: c for t, c in terms.items() if c}
             plus = [t for t, c in terms.items() if c == 1]
@@ -259,6 +240,6 @@ def _checks(instrs: tuple[Instr, ...], addresses: dict) -> list[Check]:
                                                                                 for t in terms):
                 continue
             base = lambda t: t[2:] if t.startswith("v:") else t  # noqa: E731 (the register on entry)
-            out.append(Check((a, b), base(plus[0]), base(minus[0]), sa[1] - sb[1], abs(sa[2]),
-                             max(_width(instrs[a]), _width(instrs[b]))))
+            out.append(Check((a, b), base(plus[0]), base(minus[0]), sa.const - sb.const, abs(sa.step),
+                             max(acc_a.width, acc_b.width)))
     return out

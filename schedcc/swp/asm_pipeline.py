@@ -26,7 +26,7 @@ from schedcc.swp.asm_codegen import generate_asm
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
 from schedcc.swp.llvm_codegen import NotGenerated
-from schedcc.swp.loops import NotPipelined
+from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
 from schedcc.target import Target, check_opcodes, load_target
 
@@ -58,11 +58,11 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 return str(err)
             return True
 
-        flat = schedule_loop(x.loop, tgt, algorithm).cycles_before
-        res = schedule_loop(x.loop, tgt, algorithm, fits, max_ii=max(flat - 1, 1))
+        res = schedule_loop(x.loop, tgt, algorithm, fits)
+        flat = res.cycles_before
         results.append(res)
         if not res.pipelined:
-            if res.reason and "rejected: needs" in res.reason:
+            if res.kind == "registers":
                 need = res.reason.split("rejected: ")[-1][:-1]   # (schedule_loop closed it with a parenthesis)
                 res.reason = (f"{need}, at every II below the {flat} cycles one iteration takes: the registers "
                               "run out before iterations can overlap")

@@ -1,6 +1,6 @@
 """Code generation for a software-pipelined loop: prologue, kernel, epilogue.
 
-Given a loop (:mod:`schedcc.swp.loops`), its modulo schedule with II and S
+Given a loop (its view, :mod:`schedcc.swp.view`), its modulo schedule with II and S
 stages, and the modulo-variable-expansion plan (kernel unroll factor u, q
 register copies per value; :mod:`schedcc.sched.lifetimes`), the loop block
 ``L`` is replaced by::
@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from schedcc.ir import Affine, Block, Const, Instr, Label, Mem, Reg
-from schedcc.swp.loops import Loop
+from schedcc.swp.view import LoopView
 from schedcc.sched.lifetimes import RegisterPressure
 from schedcc.sched.modulo import ModuloSchedule
 
@@ -104,7 +104,7 @@ class Passes:
     fresh_reg: "_Fresh"
 
 
-def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> list[Block]:
+def generate(loop: LoopView, sched: ModuloSchedule, pressure: RegisterPressure) -> list[Block]:
     """The blocks that replace ``loop.block``; the first keeps its label. See the module docstring."""
     p = pipelined_passes(loop, sched, pressure)
     block, L, instrs, lbl, fresh_reg = loop.block, loop.block.label, loop.block.instrs, p.labels, p.fresh_reg
@@ -144,7 +144,7 @@ def generate(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> l
     return out
 
 
-def pipelined_passes(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressure) -> Passes:
+def pipelined_passes(loop: LoopView, sched: ModuloSchedule, pressure: RegisterPressure) -> Passes:
     """The instances of every pass with register copies; see :func:`generate`."""
     block, L = loop.block, loop.block.label
     instrs = block.instrs
@@ -261,7 +261,7 @@ def pipelined_passes(loop: Loop, sched: ModuloSchedule, pressure: RegisterPressu
     return Passes(lbl, head, prologue, kernel, epilogue, copy_back, fresh_reg)
 
 
-def _trip_count(loop: Loop, fresh) -> list[Instr]:
+def _trip_count(loop: LoopView, fresh) -> list[Instr]:
     """Instructions computing the trip count T (>= 1 when the loop is entered) into their
     last destination. Exact when the bound is ahead of the induction variable; otherwise
     they give at most 1, which the guard treats as "too short"."""

@@ -26,9 +26,9 @@ phis name ``P.exit`` as their predecessor.
 Example::
 
     >>> from schedcc.frontends.llvm_ir import parse_llvm
-    >>> from schedcc.swp.pipeliner import pipeline_source
+    >>> from schedcc.swp.llvm_pipeline import pipeline_llvm
     >>> src = parse_llvm(open("examples/swp/kernels-O2.ll").read(), "kernels-O2.ll")
-    >>> res = pipeline_source(src, "la464")
+    >>> res = pipeline_llvm(src, "la464")
     >>> [label for label, _ in next(r for r in res.loops if r.name == "@dot/9").code]
     ['9', 'swp.9.orig', 'swp.9.pro', 'swp.9.kernel', 'swp.9.epi', 'swp.9.exit']
 """

@@ -20,7 +20,7 @@ from schedcc.frontends.source import Source
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.llvm_codegen import NotGenerated, generate_llvm
 from schedcc.swp.llvm_loops import LlvmLoop, analyse_llvm_loop, find_llvm_loops
-from schedcc.swp.loops import NotPipelined
+from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
 from schedcc.target import Target, check_opcodes, load_target
 
@@ -45,7 +45,7 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
         try:
             text, code = generate_llvm(current.text, x, res.schedule)
         except NotGenerated as err:
-            res.schedule, res.reason = None, str(err)
+            res.schedule, res.reason, res.kind = None, str(err), "code"
             continue
         current = parse_llvm(text, source.program.source)
         res.code = code

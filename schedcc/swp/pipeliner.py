@@ -1,13 +1,15 @@
-"""Software pipelining of a whole program: find the loops, modulo-schedule them,
-check the schedules, generate the pipelined code.
+"""Software pipelining: modulo-schedule a loop and check the schedule
+(:func:`schedule_loop`, for a loop of any language), and the whole job for a
+program of schedcc IR (:func:`pipeline_program`): find the loops, schedule
+them, generate the pipelined code.
 
-:func:`pipeline_source` is what ``schedcc FILE --pipeline`` runs, for a program
-in any of the three languages: schedcc IR (:func:`pipeline_program`), LLVM IR
-(:mod:`schedcc.swp.llvm_loops`, :mod:`schedcc.swp.llvm_codegen`) and LoongArch
-assembly (:mod:`schedcc.swp.asm_loops`, :mod:`schedcc.swp.asm_codegen`). It
-returns one :class:`LoopResult` per loop (pipelined or not, with the reason)
-and the transformed program as text in the input's language (``text``); for
-schedcc IR also as a :class:`~schedcc.ir.Program` (``transformed``).
+The results are the same for every language: one :class:`LoopResult` per loop
+(pipelined or not, with the reason) in a :class:`PipelineResult` with the
+transformed program as text in the input's language (``text``); for schedcc
+IR also as a :class:`~schedcc.ir.Program` (``transformed``). LLVM IR
+(:mod:`schedcc.swp.llvm_pipeline`) and LoongArch assembly
+(:mod:`schedcc.swp.asm_pipeline`) have their own job; the driver picks the one
+for a source's language (:func:`schedcc.driver.loops.pipeline_source`).
 
 Example::
 
@@ -23,15 +25,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
-from schedcc.errors import SchedccError
-from schedcc.frontends.source import Source
+from schedcc.errors import SchedccError, plural
 from schedcc.ir import Block, Program, print_program
-from schedcc.swp.loops import Loop, NotPipelined, find_loops, loop_dag
+from schedcc.swp.dependences import loop_dag
+from schedcc.swp.loops import find_loops
+from schedcc.swp.rotate import rotate_loops
+from schedcc.swp.view import LoopView, NotPipelined, instr_text
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
 from schedcc.sched.cpsat import Limits
 from schedcc.sched.solve import ModuloStrategy, solve
 from schedcc.sched.lifetimes import RegisterPressure, register_pressure
+from schedcc.sched.mii import MII, mii
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule, modulo_schedule
 from schedcc.swp.codegen import generate
 from schedcc.target import Target, check_opcodes, load_target
@@ -42,15 +47,18 @@ class LoopResult:
     """One loop: its dependence graph, modulo schedule, register pressure and new code,
     or (``schedule is None``) the reason it was left alone."""
 
-    loop: Loop | NotPipelined
+    loop: LoopView | NotPipelined
     dag: SchedGraph | None = None
     schedule: ModuloSchedule | None = None
     pressure: RegisterPressure | None = None
     cycles_before: int = 0          # one iteration list-scheduled, without overlap
     blocks: list[Block] | None = None
     reason: str | None = None
+    kind: str = ""                  # the reason's kind (NotPipelined.kind; "registers", "schedule", "code")
     code: list[tuple[str, list[str]]] | None = None   # the new code in the input's language: (label, lines)
     registers_text: str = ""        # how the code generator kept values apart (when not the IR's expansion)
+    mii: MII | None = None          # the bounds, also for a loop the modulo scheduler left alone
+    rotated: bool = False           # a loop tested at its top, rotated (swp/rotate.py) to be pipelined
 
     @property
     def name(self) -> str:
@@ -71,7 +79,7 @@ class PipelineResult:
     lang: str = "ir"
 
 
-def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
                   accept: AcceptFunction | None = None, fresh: bool = True, max_ii: int | None = None,
                   exact: Limits | None = None, before: int | None = None) -> LoopResult:
     """Modulo-schedule one loop and verify the schedule (no code yet). *fresh*: an
@@ -85,11 +93,13 @@ def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
     if before is None:
         before = list_schedule(build_dag(loop.block, target), target).makespan
     if isinstance(loop, NotPipelined):
-        return LoopResult(loop, cycles_before=before, reason=loop.reason)
+        return LoopResult(loop, cycles_before=before, reason=loop.reason, kind=loop.kind)
     dag = loop_dag(loop, target)
+    # No gain, no change: an II not below one list-scheduled iteration is not worth a
+    # guard, a prologue and an epilogue.
+    limit = before - 1 if max_ii is None else min(max_ii, before - 1)
     options = (("accept", accept),) if accept is not None else ()
-    if max_ii is not None:
-        options += (("max_ii", max_ii),)
+    options += (("max_ii", max(limit, 1)),)
     strategy = ModuloStrategy(algorithm, options)
     if exact is not None:
         if accept is not None:
@@ -98,17 +108,45 @@ def schedule_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "i
         strategy = ExactModuloStrategy(exact, strategy, frozenset(loop.address_only_uses()) if fresh
                                        else frozenset())
     try:
-        sched = solve(dag, strategy, bound=False).schedule
+        sched = solve(dag, strategy, bound=False).schedule if limit >= 1 else None
     except SchedccError as err:
-        last = err.notes[-1] if err.notes and "rejected: " in err.notes[-1] else ""
-        reason = f"{err.message} ({last})" if last else err.message
-        return LoopResult(loop, dag, cycles_before=before, reason=reason)
+        sched, notes = None, err.notes
+    else:
+        notes = []
+    if sched is None or sched.ii > limit:
+        bounds = sched.mii if sched is not None else mii(dag)
+        return LoopResult(loop, dag, cycles_before=before, mii=bounds,
+                          **_refusal(dag, bounds, before, limit, notes))
     pressure = register_pressure(dag, sched.ii, sched.cycle, frozenset(loop.address_only_uses()) if fresh
                                  else frozenset())
-    return LoopResult(loop, dag, sched, pressure, before)
+    return LoopResult(loop, dag, sched, pressure, before, mii=sched.mii)
 
 
-def pipeline_loop(loop: Loop | NotPipelined, target: Target, algorithm: str = "ims",
+def bounds_text(dag: SchedGraph, bounds: MII) -> str:
+    """``MII 5 (ResMII 2, RecMII 5: #4 ... -> #4 ...: latency 5 over 1 iteration)``."""
+    rec = bounds.rec
+    text = f"MII {bounds.value} (ResMII {bounds.res.value}, RecMII {rec.value}"
+    if rec.cycle:
+        steps = " -> ".join(f"#{n} {instr_text(dag.ops[n].payload)}" for n in rec.cycle + rec.cycle[:1])
+        text += f": {steps}: latency {rec.latency} over {plural(rec.distance, 'iteration')}"
+    return text + ")"
+
+
+def _refusal(dag: SchedGraph, bounds: MII, before: int, limit: int, notes: list[str]) -> dict:
+    """The reason and kind of a loop the modulo scheduler leaves as it was."""
+    rejected = next((n.split("rejected: ", 1)[1] for n in reversed(notes) if "rejected: " in n), "")
+    if bounds.value > limit and bounds.value >= before:
+        return {"reason": f"no gain: one iteration takes {plural(before, 'cycle')} list-scheduled and the II "
+                          f"cannot go below the {bounds_text(dag, bounds)}: left as it was", "kind": "no-gain"}
+    reason = (f"no modulo schedule found below II {before}, the cycles one iteration takes list-scheduled; "
+              f"{bounds_text(dag, bounds)}")
+    if rejected:
+        return {"reason": f"{reason} (II {limit}: rejected: {rejected})",
+                "kind": "registers" if rejected.startswith("needs") else "code"}
+    return {"reason": f"{reason}: left as it was", "kind": "schedule"}
+
+
+def pipeline_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
                   accept: AcceptFunction | None = None, exact: Limits | None = None,
                   before: int | None = None) -> LoopResult:
     """Modulo-schedule one loop of schedcc IR, verify the schedule and generate its code
@@ -131,42 +169,24 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
     functions = []
     for func in program.functions:
         new_blocks: dict[str, list[Block]] = {}
-        for loop in find_loops(func):
+        rotated_func, rotated = rotate_loops(func)
+        for loop in find_loops(rotated_func):
             res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
+            label = loop.block.label
+            if label in rotated:
+                if res.blocks is None:      # a rotation is kept only when the rotated loop is pipelined
+                    head, body = rotated[label]
+                    why = (f"the loop tests at its top ('{head.label}'); rotated to test at its end in "
+                           f"'{body.label}', it is still not pipelined: {res.reason}")
+                    res = replace(res, loop=NotPipelined(func, head, why, res.kind), reason=why)
+                else:
+                    res.rotated = True
             results.append(res)
             if res.blocks is not None:
-                new_blocks[loop.block.label] = res.blocks
+                new_blocks[label] = res.blocks
         blocks = []
         for b in func.blocks:
             blocks.extend(new_blocks.get(b.label, [b]))
         functions.append(replace(func, blocks=tuple(blocks)))
     transformed = replace(program, functions=tuple(functions))
     return PipelineResult(program, tgt, results, transformed, print_program(transformed))
-
-
-def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims",
-                    accept: AcceptFunction | None = None, exact: Limits | None = None,
-                    before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
-    """Pipeline every loop of a parsed program in its own language (``source.lang``):
-    ``text`` of the result is the pipelined program as schedcc IR, LLVM IR or assembly.
-    *exact* and *before* as for :func:`pipeline_program`."""
-    tgt = load_target(target)
-    if source.lang == "ll":
-        from schedcc.swp.llvm_pipeline import pipeline_llvm
-        return pipeline_llvm(source, tgt, algorithm, accept, exact=exact)
-    if source.lang == "asm":
-        if source.extra.get("isa") == "riscv64":
-            raise SchedccError("--pipeline reads LoongArch assembly, not yet RISC-V assembly: its loops are "
-                               "list-scheduled block by block without --pipeline",
-                               notes=["pipeline the LLVM IR instead, for any target with a model: clang-16 "
-                                      "--target=riscv64-linux-gnu -march=rv64gc -O2 -S -emit-llvm prog.c -o prog.ll; "
-                                      "schedcc prog.ll --target u74 --pipeline -o prog.swp.ll"])
-        if exact is not None:
-            raise SchedccError("--pipeline --exact takes schedcc IR or LLVM IR: in assembly the pipeliner "
-                               "raises II until the values fit the free registers, which the exact modulo "
-                               "scheduler does not model",
-                               notes=["drop --exact for the heuristic's pipelined assembly, or pipeline the "
-                                      "compiler's LLVM IR (clang -S -emit-llvm) with --exact"])
-        from schedcc.swp.asm_pipeline import pipeline_asm
-        return pipeline_asm(source, tgt, algorithm, accept)
-    return pipeline_program(source.program, tgt, algorithm, accept, exact, before)

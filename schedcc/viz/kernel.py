@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 from schedcc.dag import build_dag
-from schedcc.swp.loops import instr_text
+from schedcc.swp.view import instr_text
 from schedcc.swp.pipeliner import LoopResult
 from schedcc.sched import list_schedule
 from schedcc.viz.timeline import Bar, write_timeline

@@ -1,0 +1,24 @@
+/* TSVC s2251: a scalar carried across iterations: a[i] = s*e[i]; s = b[i] + c[i]; b[i] = a[i] + d[i]. */
+#include "corpus.h"
+
+KERNEL void s2251(int n, double *restrict a, double *restrict b, const double *restrict c,
+                  const double *restrict d, const double *restrict e) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        a[i] = s * e[i];
+        s = b[i] + c[i];
+        b[i] = a[i] + d[i];
+    }
+}
+
+RUN {
+    double a[LEN], b[LEN], c[LEN], d[LEN], e[LEN];
+    fill(a, LEN, 1);
+    fill(b, LEN, 2);
+    fill(c, LEN, 3);
+    fill(d, LEN, 4);
+    fill(e, LEN, 5);
+    s2251(n, a, b, c, d, e);
+    out(a, LEN);
+    out(b, LEN);
+}

@@ -1,0 +1,23 @@
+/* TSVC s243: three statements: a[i] = b[i] + c[i]*d[i]; b[i] = a[i] + d[i]*e[i]; a[i] = b[i] + a[i+1]*d[i]. */
+#include "corpus.h"
+
+KERNEL void s243(int n, double *restrict a, double *restrict b, const double *restrict c,
+                 const double *restrict d, const double *restrict e) {
+    for (int i = 0; i < n - 1; i++) {
+        a[i] = b[i] + c[i] * d[i];
+        b[i] = a[i] + d[i] * e[i];
+        a[i] = b[i] + a[i + 1] * d[i];
+    }
+}
+
+RUN {
+    double a[LEN], b[LEN], c[LEN], d[LEN], e[LEN];
+    fill(a, LEN, 1);
+    fill(b, LEN, 2);
+    fill(c, LEN, 3);
+    fill(d, LEN, 4);
+    fill(e, LEN, 5);
+    s243(n, a, b, c, d, e);
+    out(a, LEN);
+    out(b, LEN);
+}

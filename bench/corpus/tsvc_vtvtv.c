@@ -1,0 +1,16 @@
+/* TSVC vtvtv: a[i] = a[i] * b[i] * c[i]. */
+#include "corpus.h"
+
+KERNEL void vtvtv(int n, double *restrict a, const double *restrict b, const double *restrict c) {
+    for (int i = 0; i < n; i++)
+        a[i] = a[i] * b[i] * c[i];
+}
+
+RUN {
+    double a[LEN], b[LEN], c[LEN];
+    fill(a, LEN, 1);
+    fill(b, LEN, 2);
+    fill(c, LEN, 3);
+    vtvtv(n, a, b, c);
+    out(a, LEN);
+}
