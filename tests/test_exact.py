@@ -174,7 +174,7 @@ def test_cli_explain_exact_blames_a_pick(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["examples/lecture.ir", "--exact", "--time-limit", "-1"], "--time-limit: '-1' is out of range: expected a number greater than 0"),
     (["examples/lecture.ir", "--exact", "--time-limit=nan"], "--time-limit: 'nan' is not a finite number"),
-    (["examples/lecture.ir", "--exact", "--workers", "0"], "--workers: '0' is out of range: expected a whole number from 1 to 256"),
+    (["examples/lecture.ir", "--exact", "--workers", "0"], "--workers: '0' is out of range: expected a whole number from 1 to 64"),
     (["examples/lecture.ir", "--exact", "--workers", str(2**70)], "--workers: '1180591620717411303424' is out of range"),
     (["gap", "schedcc/grammar_missing_dir"], "no such file or directory"),
 ])

@@ -54,8 +54,8 @@ DEFAULT_TIME_LIMIT = 10.0
 
 MAX_TIME_LIMIT = 86_400
 TIME_LIMIT_WHY = "seconds; a day at most"
-MAX_WORKERS = 256
-WORKERS_WHY = "CP-SAT's search threads; more is refused by the solver or starves the machine"
+MAX_WORKERS = 64
+WORKERS_WHY = "CP-SAT's search threads; each reserves its own stack, and more than 64 gains nothing on a single machine"
 
 
 @dataclass(frozen=True)

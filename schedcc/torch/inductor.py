@@ -47,6 +47,7 @@ import copy
 import torch
 import torch.fx as fx
 
+from schedcc.errors import SchedccError
 from schedcc.torch.fx_ops import FLOP_TWINS, _base_name
 from schedcc.training.costs import ticks
 
@@ -240,11 +241,13 @@ def compare_orders(step, estimates: tuple[str, ...] = ("schedcc", "inductor"), e
     """The original order, Inductor's (:data:`PEERS`) and schedcc's, each run under each of
     *estimates*: one row per (estimates, order) with ``step_us``, ``exposed_us``, ``comm_us``
     and ``error`` (an order that breaks a dependence of the graph is reported, not run)."""
+    from schedcc.torch.fx_graph import schedcc_durations
     from schedcc.torch.fx_order import BrokenOrder, best_order, current_order, simulate
-    from schedcc.torch.fx_reorder import durations
     rows = []
     for est in estimates:
-        dur = durations(step, est)
+        if est not in ("schedcc", "inductor"):
+            raise SchedccError(f"unknown estimates '{est}'", notes=["choose one of: schedcc, inductor"])
+        dur = schedcc_durations(step) if est == "schedcc" else inductor_durations(step)
         results = [("original", simulate(step, current_order(step), dur, "original"))]
         for name in PEERS:
             try:
