@@ -14,9 +14,11 @@ channel:
 * ``cp``: ring attention for context parallelism: ``cp`` blocks of keys and
   values travel around the ring, each block's attention waiting for its
   transfer (forward K and V, backward also their gradients);
-* ``dp``: ZeRO stage 3: each layer's weights all-gathered before its forward
-  and again before its backward, its gradient reduce-scattered after; the
-  next layer's gather runs ahead (FSDP's prefetch, at most two layers held).
+* ``dp``: ZeRO stage 3 (FSDP): each layer's weights all-gathered before its
+  forward and again before its backward (only before the forward without
+  resharding), its gradient reduce-scattered after; the next layer's gather
+  runs ahead (FSDP's prefetch, at most two layers held). Under a pipeline
+  schedule FSDP gathers once per step: level 2's (:mod:`schedcc.planner.pipe`).
 
 Dependences carry data only, so a backward all-reduce runs under the weight
 gradients that do not need it, a prefetched gather under the previous
@@ -282,17 +284,19 @@ class _Layer:
         op("d_final_ln", "compute", self.stream(tok * h / T, 6), g, "w_head")
         return ops
 
-    def zero3(self, ops: list[LOp], phase: str) -> list[LOp]:
-        """ZeRO-3: gather the layer's weights before it (prefetched: no data dependence), and
-        in backward reduce-scatter its gradient after it."""
-        nbytes = self.m.layer_params() / self.c.tp * 2
-        gather = LOp("z_ag", "dp", self.coll("allgather", nbytes, self.dp_group), (), "comm")
-        first = ops[0]
-        ops = [gather, LOp(first.name, first.stream, first.dur, first.deps + ("z_ag",), first.kind)] + ops[1:]
+    def zero3(self, ops: list[LOp], phase: str, sh) -> list[LOp]:
+        """ZeRO-3 / FSDP: gather the layer's weights before it (prefetched: no data
+        dependence; in backward only when they were resharded after the forward), and in
+        backward reduce-scatter its gradient after it."""
+        if phase == "forward" or sh.gather == "layer":
+            nbytes = self.m.layer_params() / self.c.tp * 2
+            gather = LOp("z_ag", "dp", self.coll("allgather", nbytes, self.dp_group), (), "comm")
+            first = ops[0]
+            ops = [gather, LOp(first.name, first.stream, first.dur, first.deps + ("z_ag",), first.kind)] + ops[1:]
         if phase == "backward":
-            grad = self.st.grad_reduce_bytes
-            ops.append(LOp("z_rs", "dp", self.coll("reduce_scatter", self.m.layer_params() / self.c.tp * grad,
-                                                      self.dp_group), ("dx",), "comm"))
+            grad = sh.grad_reduce_bytes
+            ops = ops + [LOp("z_rs", "dp", self.coll("reduce_scatter", self.m.layer_params() / self.c.tp * grad,
+                                                        self.dp_group), ("dx",), "comm")]
         return ops
 
 
@@ -410,13 +414,16 @@ def _extrapolate(build: Callable[[int], list[list[LOp]]], n: int, contention: fl
 def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False, last: bool = False) -> ChunkTimes:
     """Forward and backward seconds of a chunk of *layers* layers for one microbatch (module
     docstring), with the embedding when *first* and the output layer when *last*."""
+    from schedcc.planner.frameworks import framework, sharding
     L = _Layer(model, cand, settings, cluster)
     transform = OVERLAP_TRANSFORMS[cand.overlap]
+    sh = sharding(framework(settings.framework), cand, settings)
+    per_layer = sh.gather in ("layer", "layer-fwd")
 
     def layer(phase: str) -> list[LOp]:
         ops = L.forward() if phase == "forward" else L.backward()
         ops = transform(ops, phase, L)
-        return L.zero3(ops, phase) if cand.zero >= 3 else ops
+        return L.zero3(ops, phase, sh) if per_layer else ops
 
     contention = cluster.contention
     fwd, pf = _extrapolate(lambda n: [layer("forward") for _ in range(n)], layers, contention)

@@ -2,8 +2,11 @@
 
 Each row of ``schedcc/planner/validation.toml`` is a measured training run from
 a paper or report: its model, cluster, GPU count, batch, the configuration
-its source states (``fix``), what the framework did (``framework``), and the
-published number in the source's own metric:
+its source states (``fix``), the software that ran it (``framework``: the
+search is limited to what it could do and priced as it runs it,
+:mod:`schedcc.planner.frameworks`) and what the source says it did
+differently from that software's defaults (``settings``), and the published
+number in the source's own metric:
 
 * ``tflops_sc21``: TFLOP/s per GPU by Narayanan et al.'s Eq. 3,
   ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))`` per step (recomputation counted);
@@ -62,7 +65,8 @@ def model_of(row: dict) -> ModelSpec:
 
 
 def settings_of(row: dict) -> Settings:
-    return Settings(**row.get("framework", {}))
+    """The row's framework and what its source says the framework did differently."""
+    return Settings(framework=row.get("framework", "any"), **row.get("settings", {}))
 
 
 def command(row: dict) -> str:
@@ -84,14 +88,18 @@ def command(row: dict) -> str:
             parts.append(f"{opt} {value}")
     parts.append(f"--gpus {row['gpus']} --global-batch {row['global_batch']} --target {row['target']}")
     parts.append(f"--fix {row['fix']}")
-    fw = row.get("framework", {})
-    if fw.get("attention", "flash") != "flash":
-        parts.append(f"--attention {fw['attention']}")
-    if fw.get("grad_overlap") is False:
-        parts.append("--no-grad-overlap")
-    if fw.get("grad_reduce_bytes", 4) != 4:
-        parts.append(f"--grad-reduce-bytes {fw['grad_reduce_bytes']}")
-    if fw.get("fp32_params"):
+    if row.get("framework", "any") != "any":
+        parts.append(f"--framework {row['framework']}")
+    st = row.get("settings", {})
+    if "attention" in st:
+        parts.append(f"--attention {st['attention']}")
+    if "grad_overlap" in st:
+        parts.append("--grad-overlap" if st["grad_overlap"] else "--no-grad-overlap")
+    if "grad_reduce_bytes" in st:
+        parts.append(f"--grad-reduce-bytes {st['grad_reduce_bytes']}")
+    if "bucket_elements" in st:
+        parts.append(f"--bucket-elements {st['bucket_elements']}")
+    if st.get("fp32_params"):
         parts.append("--fp32-params")
     return " ".join(parts)
 
