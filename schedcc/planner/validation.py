@@ -38,6 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from schedcc.errors import SchedccError
 from schedcc.planner.model import ModelSpec, preset
 from schedcc.planner.search import plan
 from schedcc.planner.space import Settings
@@ -119,12 +120,28 @@ def predicted_metric(row: dict, metric: str, model: ModelSpec, step: float) -> f
     raise ValueError(metric)
 
 
+def published_step(row: dict, metric: str, model: ModelSpec) -> float:
+    """The published number of *row* as seconds per step (the inverse of
+    :func:`predicted_metric`)."""
+    pub = row["published"]
+    if metric == "iteration_s":
+        return pub
+    return predicted_metric(row, metric, model, 1.0) / pub
+
+
 def run_row(row: dict, sources: dict, workers: int = 1) -> dict:
     """Plan *row* and compare with its published number."""
     model = model_of(row)
     t0 = time.perf_counter()
-    res = plan(model, row["target"], gpus=row["gpus"], global_batch=row["global_batch"], fix=row["fix"],
-               settings=settings_of(row), workers=workers, progress=False)
+    try:
+        res = plan(model, row["target"], gpus=row["gpus"], global_batch=row["global_batch"], fix=row["fix"],
+                   settings=settings_of(row), workers=workers, progress=False)
+    except SchedccError as err:   # the published configuration refused (out of memory): a failed row
+        return {"id": row["id"], "source": row["source"], "metric": sources[row["source"]]["metric"],
+                "published": row["published"], "predicted": float("nan"), "error": float("nan"),
+                "config": "refused: " + str(err).splitlines()[0].removeprefix("error: "), "feasible": False,
+                "memory_gb": float("nan"), "mfu": 0.0, "searched": 0, "seconds": time.perf_counter() - t0,
+                "command": command(row), "framework": row.get("framework", "any")}
     best = res.best
     metric = sources[row["source"]]["metric"]
     pred = predicted_metric(row, metric, model, best.step_time_s) if best.feasible else float("nan")
@@ -133,7 +150,7 @@ def run_row(row: dict, sources: dict, workers: int = 1) -> dict:
     return {"id": row["id"], "source": row["source"], "metric": metric, "published": pub, "predicted": pred,
             "error": error, "config": best.candidate.label(), "feasible": best.feasible,
             "memory_gb": best.memory_per_gpu_bytes / 1e9, "mfu": best.mfu, "searched": res.searched,
-            "seconds": time.perf_counter() - t0, "command": command(row)}
+            "seconds": time.perf_counter() - t0, "command": command(row), "framework": row.get("framework", "any")}
 
 
 def run_all(workers: int = 1, ids: list[str] | None = None) -> list[dict]:
