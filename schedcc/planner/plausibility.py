@@ -15,8 +15,8 @@ it would (``megatron``, ``nemo``, ``torchtitan``, ``deepspeed``, ``composer``,
 :func:`runnable_by`): ``any`` mixes what different frameworks do, and the
 re-score says what the winner costs in real software, or that none runs it.
 
-``python -m schedcc.planner.validation --plausibility`` prints the table of
-docs/validation.md (minutes of CPU: ``bench/``, not the tests).
+``bench/bench_plausibility.py`` prints the table of docs/validation.md
+(tens of CPU minutes: ``bench/``; the tests ask a cheap sample).
 
 Example::
 
@@ -46,6 +46,7 @@ class Question:
     global_batch: int
     target: str
     overrides: tuple = ()
+    fix: str | None = None   # pins for a cheaper search (the tests); None: the whole default space
 
 
 QUESTIONS = (
@@ -105,7 +106,8 @@ def ask(q: Question, workers: int | None = 2) -> dict:
     from schedcc.planner.search import plan
     from schedcc.planner.space import Settings
     model = _model(q)
-    res = plan(model, q.target, gpus=q.gpus, global_batch=q.global_batch, workers=workers, progress=False)
+    res = plan(model, q.target, gpus=q.gpus, global_batch=q.global_batch, fix=q.fix, workers=workers,
+               progress=False)
     best = res.best
     lo, hi, ids = published_range(model, q.target)
     fw = runnable_by(best.candidate)
