@@ -146,3 +146,34 @@ def test_published_configuration_is_not_refused_as_out_of_memory(row):
     if row["id"] in KNOWN_OVER:
         pytest.xfail(KNOWN_OVER[row["id"]])
     assert _fits(row)
+
+
+@pytest.mark.parametrize("framework_name, settings, zero, d, per_param", [
+    # Megatron-LM docs/source/api-guide/distrib_optimizer.md: bf16 parameters, fp32 main
+    # gradients: 18 bytes a parameter without the distributed optimizer, 6 + 12/d with it
+    ("megatron", {}, 0, 8, 18.0),
+    ("megatron", {}, 1, 8, 6 + 12 / 8),
+    ("megatron", {}, 1, 64, 6 + 12 / 64),
+    # bf16 gradient buffer (--grad-reduce-in-bf16; NeMo's grad_sync_dtype: bf16): 4 + 12/d
+    ("megatron", {"grad_reduce_bytes": 2}, 1, 8, 4 + 12 / 8),
+    ("nemo", {}, 1, 2, 10.0),
+    # ZeRO (Rajbhandari et al. 2020, Figure 1: K = 12, fp16 gradients): 2 + 2 + 12/d, 2 + 14/d, 16/d
+    ("deepspeed", {"grad_bytes": 2, "grad_reduce_bytes": 2}, 1, 64, 4 + 12 / 64),
+    ("deepspeed", {"grad_bytes": 2, "grad_reduce_bytes": 2}, 2, 64, 2 + 14 / 64),
+])
+def test_state_bytes_per_parameter_as_published(framework_name, settings, zero, d, per_param):
+    from schedcc.planner.memory import state_terms
+    st = Settings(framework=framework_name, **settings)
+    c = Candidate(d, 1, 1, zero=zero)
+    terms = state_terms(None, c, 1e9, sharding(framework(framework_name), c, st))
+    assert sum(terms.values()) / 1e9 == pytest.approx(per_param)
+
+
+def test_logits_and_workspace_terms():
+    """The last stage holds fp32 logits and their gradient for one microbatch (4 s b V / tp,
+    twice); every rank the cluster's workspace."""
+    model = preset("llama3-8b")
+    ctx = Context(model, "dgx-h100", gpus=8, global_batch=8, settings=Settings())
+    s = score(Candidate(1, 8, 1, microbatch=1, sp=True, recompute="full"), ctx)
+    assert s.memory_terms["logits"] == pytest.approx(2 * 4 * model.seq * model.vocab / 8)
+    assert s.memory_terms["workspace"] == pytest.approx(ctx.cluster.memory_reserved)
