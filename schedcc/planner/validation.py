@@ -177,12 +177,15 @@ def markdown(results: list[dict]) -> str:
         fmt = "{:.2f}" if r["metric"] == "iteration_s" else "{:.0f}"
         lines.append(f"| `{r['id']}` | {UNITS[r['metric']]} | {fmt.format(r['published'])} | "
                      f"{fmt.format(r['predicted'])} | {r['error']:+.1%} | {r['config']} | {r['memory_gb']:.0f} |")
-    errs = [abs(r["error"]) for r in results]
-    worst = max(results, key=lambda r: abs(r["error"]))
+    scored = [r for r in results if r["feasible"]]
+    refused = [r["id"] for r in results if not r["feasible"]]
+    errs = [abs(r["error"]) for r in scored]
+    worst = max(scored, key=lambda r: abs(r["error"]))
     lines.append("")
     lines.append(f"{len(results)} rows: median |error| {statistics.median(errs):.1%}, mean {statistics.mean(errs):.1%}, "
                  f"worst {abs(worst['error']):.1%} (`{worst['id']}`); {sum(e <= 0.10 for e in errs)} within 10%, "
-                 f"{sum(e <= 0.20 for e in errs)} within 20%.")
+                 f"{sum(e <= 0.15 for e in errs)} within 15%, {sum(e <= 0.20 for e in errs)} within 20%; "
+                 f"refused as out of memory: {', '.join(f'`{i}`' for i in refused) or 'none'}.")
     return "\n".join(lines) + "\n"
 
 
