@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import resource
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
