@@ -175,6 +175,10 @@ def markdown(results: list[dict]) -> str:
              "|---|---|---:|---:|---:|---|---:|"]
     for r in results:
         fmt = "{:.2f}" if r["metric"] == "iteration_s" else "{:.0f}"
+        if not r["feasible"]:   # refused as out of memory: nothing predicted
+            lines.append(f"| `{r['id']}` | {UNITS[r['metric']]} | {fmt.format(r['published'])} | - | refused | "
+                         f"{r['config']} | - |")
+            continue
         lines.append(f"| `{r['id']}` | {UNITS[r['metric']]} | {fmt.format(r['published'])} | "
                      f"{fmt.format(r['predicted'])} | {r['error']:+.1%} | {r['config']} | {r['memory_gb']:.0f} |")
     scored = [r for r in results if r["feasible"]]
