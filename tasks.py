@@ -100,7 +100,7 @@ def demo() -> int:
 # sudo); where it cannot, the tests that need them skip and say which tool.
 TEST_TOOLS = {"dot": "graphviz", "chromium": "chromium", "clang-16": "clang-16", "llc-16": "llvm-16",
               "llvm-mc-16": "llvm-16", "llvm-as-16": "llvm-16", "ld.lld-16": "lld-16",
-              "qemu-loongarch64": "qemu-user"}
+              "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16"}
 FONT_FILES = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf": "fonts-dejavu-core",
               "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"}
 

@@ -65,3 +65,38 @@ def test_cli_exit_status(tmp_path, capsys, root):
     assert "mine.txt:1:1: error: cannot read this line" in capsys.readouterr().err
     assert main(["deps", lecture, "--target", "mips4"]) == 0
     assert "#1 -> #3 WAR t0 (+0)" in capsys.readouterr().out
+
+
+def test_the_lines_deps_prints_are_an_answer(tmp_path, capsys, root):
+    """The dependence and weight lines `deps` prints (with '(memory)' and the wait '(+3)')."""
+    lecture = str(root / "examples" / "lecture.ir")
+    memory = tmp_path / "m.ir"
+    memory.write_text("store A[i], x\ny = load A[i]\nz = y + 1\nr = call f(z)\nret z\n")
+    for program in (lecture, str(memory)):
+        assert main(["deps", program, "--target", "mips4"]) == 0
+        printed = capsys.readouterr().out.splitlines()
+        weights = printed[[k for k, line in enumerate(printed) if line.startswith("node weights")][0] + 1]
+        lines = [line for line in printed if " -> " in line] + [weights]
+        assert any("(+3)" in line for line in lines)
+        ans = tmp_path / "mine.txt"
+        ans.write_text("\n".join(lines) + "\n")
+        assert main(["deps", program, "--target", "mips4", "--answer", str(ans)]) == 0
+        assert "result: all right" in capsys.readouterr().out
+    ans.write_text("#0 -> #1 RAW A[i] (memory) (+2)\n#0 -> #1 RAW A[i] (+3)\n")
+    block = parse(memory.read_text()).functions[0].blocks[0]
+    report = check_answer(block, "mips4", ans.read_text(), "mine.txt")
+    assert report.wrong == ["mine.txt:1: #0 -> #1 RAW A[i] (memory) (+2): the dependence is right, "
+                            "but #1 waits 3 cycles after #0 issues, not 2"]
+    assert report.right == ["#0 -> #1 RAW A[i] (+3)"]
+
+
+def test_an_empty_answer_is_not_all_right(tmp_path, capsys, root, lecture_text):
+    block = parse(lecture_text).functions[0].blocks[0]
+    assert not check_answer(block, "mips4", "").ok
+    assert not check_answer(block, "mips4", "# only a comment\n\n").ok
+    ans = tmp_path / "mine.txt"
+    for text in ("", "# nothing yet\n"):
+        ans.write_text(text)
+        assert main(["deps", str(root / "examples" / "lecture.ir"), "--target", "mips4", "--answer", str(ans)]) == 1
+        out = capsys.readouterr().out
+        assert "result: nothing answered" in out and "all right" not in out

@@ -70,7 +70,7 @@ def test_critical_path_within_memory_and_never_slower_than_fifo(cfg, target):
        st.sampled_from(["gpipe", "1f1b", "zb-h1", "zb-h2"]), st.booleans(), st.sampled_from([512, 1024]))
 def test_generated_steps(pp, dp, tp, microbatches, schedule, zero, hidden):
     cfg = dict(layers=pp * 2, hidden=hidden, seq=512, microbatches=microbatches, dp=dp, tp=tp, pp=pp,
-               schedule=schedule, zero=zero)
+               schedule=schedule, zero=zero and dp > 1)  # ZeRO shards over data-parallel ranks
     check(cfg, "h100-8x" if dp * tp * pp <= 8 else "h100-128x")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 PACKAGES = {"dot": "graphviz", "chromium": "chromium", "clang-16": "clang-16", "llc-16": "llvm-16",
             "llvm-mc-16": "llvm-16", "llvm-as-16": "llvm-16", "ld.lld-16": "lld-16",
-            "qemu-loongarch64": "qemu-user"}
+            "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16"}
 
 
 def missing(*tools: str) -> list[str]:

@@ -97,7 +97,9 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
     lines = [f"{head}: legal reordering of {_plural(b.instructions, 'instruction')}"]
     rows = [("your order", b.cycles, f"{_plural(len(b.stalls), 'stall')}" if b.stalls else "no stall"),
             ("original order", b.original_cycles, ""),
-            ("schedcc", b.scheduler_cycles, f"list scheduling, {result.priority} priority"),
+            ("schedcc", b.scheduler_cycles,
+             f"the original order, kept: list scheduling ({result.priority} priority) takes {b.list_cycles}"
+             if b.scheduler_kept_original else f"list scheduling, {result.priority} priority"),
             ("lower bound", b.lower_bound, b.bound_reason)]
     for name, cycles, note in rows:
         lines.append(f"  {name:<15} {cycles:>4} cycles" + (f"  ({note})" if note else ""))
@@ -151,7 +153,8 @@ def result_json(result: CheckResult) -> dict:
                             "message": v.message, "line": v.loc.line if v.loc else None}
                            for v in b.violations],
             "order": b.order, "cycles": b.cycles, "original_cycles": b.original_cycles,
-            "scheduler_cycles": b.scheduler_cycles, "lower_bound": b.lower_bound,
+            "scheduler_cycles": b.scheduler_cycles, "scheduler_kept_original": b.scheduler_kept_original,
+            "list_cycles": b.list_cycles, "lower_bound": b.lower_bound,
             "stalls": [{"id": i, "cycle": b.issue[i], "why": w} for i, w in sorted(b.stalls.items())],
         })
     return {"student": result.student.source, "original": result.original.source,

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from schedcc.dag import build_dag
-from schedcc.teaching.deps_answer import all_dependences, check_answer
+from schedcc.teaching.deps_answer import all_dependences, check_answer, wait_of
 from schedcc.emit.explain import lecture_weights
 from schedcc.errors import SchedccError, located
 from schedcc.fileio import read_input
@@ -63,6 +63,10 @@ def _run(args: argparse.Namespace, text: str, name: str) -> int:
             print(f"  wrong: {line}")
         for line in report.missing:
             print(f"  missing: {line}")
+        if not report.answered:
+            print(f"result: nothing answered: {answer_name} lists no dependence and no weight "
+                  "(write '#0 -> #1 RAW t0' or '#0 weight 6', one per line)")
+            return 1
         print("result: " + ("all right" if report.ok else
                             f"{len(report.wrong)} wrong, {len(report.missing)} missing"))
         return 0 if report.ok else 1
@@ -78,11 +82,7 @@ def _run(args: argparse.Namespace, text: str, name: str) -> int:
         if not deps:
             print("  none")
         for d in deps:
-            lat = {"RAW": dag.ops[d.src].latency, "WAR": target.war_latency,
-                   "WAW": target.waw_latency}.get(d.kind)
-            if lat is None:
-                lat = dag.dep(d.src, d.dst).latency
-            print(f"  {d} (+{lat})")
+            print(f"  {d} (+{wait_of(d, dag, target)})")
         weights = lecture_weights(dag)
         print("node weights (longest path of edge latencies to the end; the DAG keeps the largest latency "
               "per pair):")

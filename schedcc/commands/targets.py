@@ -1,20 +1,47 @@
-"""``schedcc targets``: list the machine models, or show one."""
+"""``schedcc targets``: list the machine models, show one, or import one from LLVM.
+
+``schedcc targets import --from-llvm riscv64 sifive-u74 -o u74.toml`` asks
+llvm-mca about LLVM's scheduling model of a CPU and writes it as a machine
+model (:mod:`schedcc.target.llvm_import`, docs/targets.md).
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from schedcc.errors import SchedccError
 from schedcc.target import list_targets, load_target
 
-HELP = "list the machine models (--show NAME for one in detail)"
-DESCRIPTION = "List the machine models in targets/ with a one-line description."
+HELP = "list the machine models (--show NAME for one; import --from-llvm TRIPLE CPU to make one from LLVM's)"
+DESCRIPTION = """\
+List the machine models in targets/ with a one-line description, show one,
+or import one from LLVM's scheduling model of a CPU (llvm-mca answers for
+every instruction; docs/targets.md).
+
+examples:
+  schedcc targets
+  schedcc targets --show la464
+  schedcc targets import --from-llvm riscv64 sifive-u74 -o u74.toml
+  schedcc prog.s --target ./u74.toml"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=("import",), help="import: make a model from LLVM's")
     parser.add_argument("--show", metavar="NAME", help="show one model: units, classes, latencies, opcodes")
+    grp = parser.add_argument_group("import")
+    grp.add_argument("--from-llvm", nargs=2, metavar=("TRIPLE", "CPU"),
+                     help="the LLVM triple and CPU whose scheduling model to import (llvm-mca-16 must be installed)")
+    grp.add_argument("--name", help="the model's name (default: the CPU's)")
+    grp.add_argument("--alias", action="append", default=[], help="another name for the model (repeatable)")
+    grp.add_argument("-o", "--output", metavar="OUT.toml", help="write the model here (default: standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "import" or args.from_llvm:
+        return _import(args)
+    for option, given in (("--name", args.name), ("--alias", args.alias), ("--output", args.output)):
+        if given:
+            raise SchedccError(f"{option} goes with 'schedcc targets import --from-llvm TRIPLE CPU'")
     if args.show:
         t = load_target(args.show)
         print(f"{t.name}: {t.description}")
@@ -47,4 +74,28 @@ def run(args: argparse.Namespace) -> int:
     for t in targets:
         alias = f" (alias {', '.join(t.aliases)})" if t.aliases else ""
         print(f"{t.name:<{width}}  {t.description}{alias}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    """``targets import --from-llvm TRIPLE CPU``: the model, checked by loading it, then written."""
+    import sys
+    from schedcc.fileio import STDOUT, check_outputs, write_output
+    from schedcc.target.llvm_import import import_llvm_model
+    from schedcc.target.load import parse_target
+    if args.action != "import" or not args.from_llvm:
+        raise SchedccError("to import a model: schedcc targets import --from-llvm TRIPLE CPU [-o OUT.toml]")
+    if args.show:
+        raise SchedccError("--show and import do not combine: import, then --show the file")
+    check_outputs({"--output": args.output})
+    triple, cpu = args.from_llvm
+    out = args.output or STDOUT
+    command = (f"schedcc targets import --from-llvm {triple} {cpu}" + (f" --name {args.name}" if args.name else "")
+               + "".join(f" --alias {a}" for a in args.alias))
+    text = import_llvm_model(triple, cpu, args.name, command, tuple(args.alias))
+    model = parse_target(text, out)  # what is written loads
+    write_output(out, text)
+    if out != STDOUT:
+        sys.stderr.write(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
+                         f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}\n")
     return 0

@@ -121,8 +121,29 @@ def access_width(instr: Instr) -> int:
     return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else 1
 
 
+def alias_class(acc: Access) -> tuple:
+    """What :func:`may_alias` reads of an access besides its region: two pending
+    accesses of one region with the same class alias exactly the same accesses,
+    so one of them stands for all (its key, and whether it is private)."""
+    return acc.key, acc.private
+
+
+def covers(new: Access, old: Access) -> bool:
+    """Whether *new* may alias every access that *old* may alias (same region assumed).
+
+    A store ordered after *old* then stands in for it: anything later that must
+    follow *old* follows *new*, hence *old*. True for exactly the same location,
+    unless *new* is private and *old* is not: a pointer reference may reach the
+    shared access and not the private one (``r0 = load B[i]``, ``store B[i], r3
+    {private = true}``, ``store [p], r2``: the last store must still follow the load).
+    """
+    return new.key == old.key and (old.private or not new.private)
+
+
 @dataclass
 class _Region:
+    """The pending accesses of one region, by :func:`alias_class`."""
+
     stores: dict[tuple, Access] = field(default_factory=dict)
     loads: dict[tuple, list[Access]] = field(default_factory=dict)
     count: int = 0
@@ -239,7 +260,7 @@ class DagBuilder:
                 if may_alias(other, acc):
                     self._order(other, acc, text)
             if acc.writes:
-                for loads in region.loads.values():
+                for loads in region.loads.values():  # one alias class each: the first stands for all
                     if loads and may_alias(loads[0], acc):
                         for other in loads:
                             self._order(other, acc, text)
@@ -249,14 +270,23 @@ class DagBuilder:
             self._flush(acc, text)
             return
         region = self.regions.setdefault(acc.region, _Region())
+        cls = alias_class(acc)
         if acc.writes:
-            # A store to exactly the same location supersedes the pending
-            # accesses of that location: whatever may alias them aliases it too.
-            old = region.stores.pop(acc.key, None)
-            region.count -= (old is not None) + len(region.loads.pop(acc.key, ()))
-            region.stores[acc.key] = acc
+            # A store supersedes the pending accesses it covers (just ordered
+            # before it): whatever may alias them aliases it too. A private
+            # store covers only the private accesses of its location.
+            for old_cls in ((acc.key, True), (acc.key, False)):
+                old = region.stores.get(old_cls)
+                if old is not None and covers(acc, old):
+                    del region.stores[old_cls]
+                    region.count -= 1
+                loads = region.loads.get(old_cls)
+                if loads and covers(acc, loads[0]):
+                    del region.loads[old_cls]
+                    region.count -= len(loads)
+            region.stores[cls] = acc
         else:
-            region.loads.setdefault(acc.key, []).append(acc)
+            region.loads.setdefault(cls, []).append(acc)
         region.count += 1
 
     def _flush(self, acc: Access, text: str) -> None:

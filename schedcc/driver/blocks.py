@@ -97,7 +97,10 @@ def schedule_block(function: Function, block: Block, target: Target, priority: s
         schedule = _exact_extras(dag, target, schedule, explain)
     if do_check:
         verify(block, target, schedule.cycle, schedule.unit)
-    original = simulate_in_order(block, target, dag)
+    listed = schedule.exact.heuristic if schedule.exact is not None else schedule
+    original = getattr(listed, "original", None)  # the list scheduler compared with it already
+    if original is None or original.graph is not dag:
+        original = simulate_in_order(block, target, dag)
     return BlockResult(function, block, dag, schedule, original, solved.bound, do_check)
 
 

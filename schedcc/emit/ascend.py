@@ -122,6 +122,9 @@ def format_summary(k: KernelResult) -> str:
     if k.exact is not None:
         from schedcc.emit.exact_out import exact_line
         lines.append("  " + exact_line(k.exact))
+    elif k.schedule.input_order:
+        lines.append(f"  the instructions issue in the order written, kept: the list schedule took "
+                     f"{k.schedule.list_makespan} cycles")
     if k.tile_count > 1:
         lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
                      f"bound {k.bound_per_tile:g}")
@@ -193,6 +196,7 @@ def kernels_json(kernels: list[KernelResult]) -> dict[str, Any]:
             "function": k.function.name, "block": k.block.label,
             "makespan": k.check.makespan if k.check is not None else k.makespan,
             "scheduled_makespan": k.makespan, "serial": k.serial_cycles, "bound": k.bound,
+            "original_order_kept": k.schedule.input_order,
             "bottleneck": k.bottleneck, "busy": k.busy,
             "instructions": [{"id": n, "text": str(op.payload), "pipe": k.schedule.unit[n],
                               "start": start[n], "end": end[n], "busy": op.occupancy}

@@ -29,6 +29,8 @@ def exact_line(info, unit: str = "cycle", show: Callable[[int], str] | None = No
     """The verdict on one exact solve (:class:`~schedcc.sched.exact.ExactInfo`). *show*
     formats an amount (default: "N cycles"); *unit* names one in the difference."""
     show = show or (lambda v: _plural(v, unit))
+    if getattr(info.heuristic, "input_order", False):
+        heuristic += " (the original order, kept: shorter than the list scheduler's own)"
     lost = info.heuristic_makespan - info.makespan
     if info.optimal and info.proof == "lower bound":
         return (f"exact: optimal (proven) {show(info.makespan)}: the {heuristic} meets the lower bound, "
@@ -61,7 +63,8 @@ def modulo_exact_lines(info, heuristic_name: str) -> list[str]:
     else:
         theirs = f"{heuristic_name} found II {info.heuristic_ii} too"
     regs = (f"MaxLive {info.max_live}, the fewest at this II (proven)" if info.max_live_status == "optimal"
-            else f"MaxLive {info.max_live}, at least {info.max_live_bound} needed (the search stopped)")
+            else f"MaxLive {info.max_live}, at least {info.max_live_bound} needed (the "
+            f"{info.stopped.removesuffix(' (registers)') or 'time limit'} stopped the search)")
     return [f"exact (CP-SAT): {verdict}; {theirs}",
             f"exact registers: {regs}; {info.seconds:.2f} s in all, stages below {info.stages_bound}"]
 

@@ -163,7 +163,12 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     out.append("")
 
     # 4. The final order.
-    out.append("4. The final order:")
+    if s.input_order:
+        out.append(f"4. The list schedule above takes {s.list_makespan} cycles, but the original order issued in")
+        out.append(f"   order takes {s.makespan}: schedcc never returns a schedule worse than the order given,")
+        out.append("   so it keeps the original order:")
+    else:
+        out.append("4. The final order:")
     for pos, n in enumerate(s.order):
         out.append(f"     {pos + 1:>2}. #{n} {text(n)}   (cycle {s.cycle[n]})")
     if exact is None:

@@ -59,6 +59,7 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
         "makespan": res.makespan,
         "original_makespan": res.original_makespan,
         "saved": res.saved,
+        **_kept(res.exact.heuristic if res.exact is not None else res.schedule),
         "lower_bound": res.bound.value,
         "lower_bound_detail": {"critical_path": res.bound.critical_path, "resource": res.bound.resource,
                                "limited_by": res.bound.limited_by},
@@ -66,6 +67,13 @@ def _block_summary(res: BlockResult) -> dict[str, Any]:
         **({"exact": exact_json(res.exact)} if res.exact is not None else {}),
         **({"notes": notes} if notes else {}),
     }
+
+
+def _kept(listed) -> dict[str, Any]:
+    """Whether the list scheduler kept the original order (it was shorter than its own schedule)."""
+    if listed.input_order:
+        return {"original_order_kept": True, "list_makespan": listed.list_makespan}
+    return {"original_order_kept": False}
 
 
 def exact_json(info) -> dict[str, Any]:

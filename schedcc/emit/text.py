@@ -92,8 +92,13 @@ def summary_line(res: BlockResult) -> str:
     bound = res.bound
     optimal = ", optimal" if res.makespan == bound.value else ""
     check = "verified" if res.verified else "not verified (--no-verify)"
+    if res.schedule.input_order:
+        # the list schedule was longer than the order given: the guarantee kept the latter
+        return (f"makespan {_cycles(res.makespan)}: the original order, kept (the list schedule took "
+                f"{_cycles(res.schedule.list_makespan)}); lower bound {bound.value} ({bound.limited_by}){optimal}; "
+                f"{check}")
     return (f"makespan {_cycles(res.makespan)}, original order {res.original_makespan}: "
-            f"{verdict} {abs(saved)} cycle{'s' if abs(saved) != 1 else ''}{pct}; "
+            f"{verdict} {_cycles(abs(saved))}{pct}; "
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
 
 

@@ -33,17 +33,16 @@ from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass, field
-from typing import Callable
 
-from lark import Lark, Token, Transformer
+from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.errors import SchedccError, attach_source
-from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Loc, Mem, Reg, Sym
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_text import syntax_error
-from schedcc.frontends.source import Source, block_moves, refill_lines
+from schedcc.frontends.asm_lines import Line, LinesTransformer, build_program, write_asm
+from schedcc.frontends.source import Source
 
 
 def _abi_names() -> dict[str, str]:
@@ -98,18 +97,7 @@ _WORDS = {"MNEMONIC": "an instruction", "DIRECTIVE": "a directive (.text)", "LAB
 MAX_OPERANDS = 4  # rd, rj, rk, ra (fmadd.d) or an immediate
 
 
-@dataclass
-class _Line:
-    """One parsed source line."""
-
-    line: int
-    labels: list[Token] = field(default_factory=list)
-    directive: Token | None = None
-    mnemonic: Token | None = None
-    operands: list = field(default_factory=list)
-
-
-class _ToLines(Transformer):
+class _ToLines(LinesTransformer):
     def reg(self, c):
         return ("reg", c[0])
 
@@ -122,27 +110,6 @@ class _ToLines(Transformer):
     def reloc(self, c):
         rel, sym, *rest = c
         return ("reloc", rel, f"{rel}({''.join(str(x) for x in [sym, *rest] if x is not None)})")
-
-    def label(self, c):
-        return ("label", c[0])
-
-    def directive(self, c):
-        return ("directive", c[0])
-
-    def instr(self, c):
-        return ("instr", c[0], [x for x in c[1:] if x is not None])
-
-    def start(self, c):
-        lines: dict[int, _Line] = {}
-        for kind, tok, *rest in c:
-            line = lines.setdefault(tok.line, _Line(tok.line))
-            if kind == "label":
-                line.labels.append(tok)
-            elif kind == "directive":
-                line.directive = tok
-            else:
-                line.mnemonic, line.operands = tok, rest[0]
-        return [lines[k] for k in sorted(lines)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -211,7 +178,7 @@ class _Decoder:
             raise self.error(off[1], f"'{mnemonic}' needs an offset here, not '{off[1]}'")
         return Mem(None, Affine.of(terms, const))
 
-    def decode(self, line: _Line) -> Instr:
+    def decode(self, line: Line) -> Instr:
         tok = line.mnemonic
         assert tok is not None
         op = str(tok)
@@ -273,25 +240,6 @@ class _Decoder:
         return Instr(op, dest, rest, (), loc)
 
 
-def _function_names(lines: list[_Line]) -> Callable[[str], bool]:
-    """Which labels start a function: those ``.type``d as ``@function``; else
-    the ``.globl`` ones; else every label not starting with '.' or a digit."""
-    typed, globl = set(), set()
-    for line in lines:
-        if line.directive is None:
-            continue
-        words = str(line.directive).replace(",", " ").split()
-        if words[0] == ".type" and len(words) >= 3 and words[2] in ("@function", "%function"):
-            typed.add(words[1])
-        elif words[0] in (".globl", ".global"):
-            globl.update(words[1:])
-    if typed:
-        return typed.__contains__
-    if globl:
-        return globl.__contains__
-    return lambda name: not name.startswith(".") and not name[0].isdigit()
-
-
 def parse_asm(text: str, filename: str = "<input>") -> Source:
     """Parse LoongArch assembly *text*; the :class:`Source` writes schedules back as assembly."""
     if not text.endswith("\n"):
@@ -304,69 +252,9 @@ def parse_asm(text: str, filename: str = "<input>") -> Source:
         except VisitError as err:
             raise err.orig_exc from None
         lines = tree
-        program = _build(lines, filename)
+        program = build_program(lines, filename, _Decoder(filename), SYSTEM)
     except SchedccError as err:
         raise attach_source(err, text) from None
     return Source(program, "asm", text, lambda scheduled: write_asm(text, program, scheduled))
 
 
-def _build(lines: list[_Line], file: str) -> Program:
-    decoder = _Decoder(file)
-    is_function = _function_names(lines)
-    functions: list[Function] = []
-    fname, floc = "(top)", None
-    blocks: list[Block] = []
-    label, label_loc, instrs = "(top)", None, []
-    region = 0
-    used: set[str] = set()
-
-    def close() -> None:
-        nonlocal instrs, region
-        if instrs:
-            name = label if region == 0 else f"{label}~{region}"
-            while name in used:
-                name += "'"
-            used.add(name)
-            blocks.append(Block(name, tuple(instrs), label_loc))
-            region += 1
-        instrs = []
-
-    def close_function() -> None:
-        nonlocal blocks
-        close()
-        if blocks:
-            functions.append(Function(fname, (), tuple(blocks), floc))
-        blocks = []
-
-    defined: dict[str, Token] = {}
-    for line in lines:
-        if line.labels:
-            close()
-            for tok in line.labels:
-                name = str(tok)[:-1]
-                if name in defined and not name.isdigit():  # numeric labels (1:) may repeat
-                    raise decoder.error(tok, f"duplicate label '{name}'",
-                                        [f"first defined at {decoder.loc(defined[name])}"])
-                defined[name] = tok
-                if is_function(name):
-                    close_function()
-                    fname, floc = name, decoder.loc(tok)
-                label, label_loc, region = name, decoder.loc(tok), 0
-        if line.directive is not None:
-            close()
-        if line.mnemonic is not None:
-            instr = decoder.decode(line)
-            if instr.opcode in SYSTEM:
-                close()
-            instrs.append(instr)
-            if instr.is_terminator or line.labels or instr.opcode in SYSTEM:
-                close()  # a control transfer ends the region; so does a label sharing the line
-    close_function()
-    return Program(tuple(functions), file)
-
-
-def write_asm(text: str, original: Program, scheduled: Program) -> str:
-    """*text* with the instruction lines of every region in *scheduled*'s order."""
-    lines = text.splitlines()
-    out = refill_lines(lines, block_moves(original, scheduled))
-    return "\n".join(out) + "\n"

@@ -29,12 +29,14 @@ INFIX_OPCODES: dict[str, str] = {
 OPCODE_INFIX: dict[str, str] = {op: sym for sym, op in INFIX_OPCODES.items()}
 
 # Opcodes that end a block: the IR's own, and the control transfers of the
-# LoongArch assembly front end (schedcc.frontends.loongarch_asm), where a call
-# (``bl``, ``jirl $ra, ...``) also ends a scheduling region.
+# assembly front ends (schedcc.frontends.loongarch_asm, riscv_asm), where a call
+# (``bl``, ``jirl $ra, ...``; ``jal``, ``jalr``) also ends a scheduling region.
 TERMINATORS = frozenset({
     "br", "jmp", "ret",
     "b", "bl", "jr", "jirl", "beq", "bne", "blt", "bge", "bltu", "bgeu",
     "beqz", "bnez", "bceqz", "bcnez",
+    # RISC-V: jumps and the assembler's branch pseudo-instructions
+    "j", "jal", "jalr", "tail", "bgt", "ble", "bgtu", "bleu", "blez", "bgez", "bltz", "bgtz",
 })
 
 

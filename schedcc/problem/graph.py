@@ -82,12 +82,17 @@ class Dep(NamedTuple):
 class Machine:
     """The resources of a problem: issue slots per cycle, unit instances, extra resources.
 
-    An extra (``also``) resource not named in ``capacity`` has one copy."""
+    An extra (``also``) resource not named in ``capacity`` has one copy. With
+    ``in_order_writeback`` results are written in issue order, as llvm-mca's
+    in-order pipeline writes them: an operation issued after another never
+    completes before it (``cycle + latency`` does not decrease along the issue
+    order; operations issued in one cycle may be ordered among themselves)."""
 
     name: str
     issue_width: int
     units: tuple[str, ...]
     capacity: tuple[tuple[str, int], ...] = ()
+    in_order_writeback: bool = False
 
     def capacity_of(self, resource: str) -> int:
         return dict(self.capacity).get(resource, 1)

@@ -99,6 +99,32 @@ class ExactModuloInfo:
                 "max_live_status": self.max_live_status, "stages_bound": self.stages_bound}
 
 
+def average_live_bound(graph: SchedGraph, ii: int, fresh_uses: frozenset = frozenset()) -> int:
+    """A lower bound on MaxLive at *ii* computed without a search (so the same on every
+    run): the values alive summed over the II rows are the lifetimes summed, so some row
+    holds at least their average. A value lives at least ``max(latency, 1)`` without a
+    use, else the longest of its uses' latencies (one more before the loop branch;
+    ``latency + II`` for a use in *fresh_uses*), at least 1. O(n + e).
+
+        >>> from schedcc.problem import Dep, Machine, Op, SchedGraph
+        >>> g = SchedGraph((Op("a", ("ALU",), 3), Op("b", ("ALU",), 1)),
+        ...                (Dep(0, 1, "RAW", 3), Dep(1, 0, "RAW", 1, distance=1)), Machine("toy", 1, ("ALU",)))
+        >>> average_live_bound(g, 4)    # (3 + 1) / 4
+        1
+    """
+    total = 0
+    for n, op in enumerate(graph.ops):
+        if not defines_value(graph, n):
+            continue
+        uses = [d for d in graph.succ[n] if d.kind == "RAW"]
+        if not uses:
+            total += max(op.latency, 1)
+            continue
+        total += max([1] + [max(op.latency, 1) + ii if (n, d.dst) in fresh_uses
+                            else d.latency + (1 if graph.ops[d.dst].kernel_end else 0) for d in uses])
+    return -(-total // ii)
+
+
 def stage_bound(graph: SchedGraph, ii: int) -> int:
     """Stages enough for some schedule at *ii* if there is one (module docstring). O(n + e)."""
     out = [0] * len(graph)
@@ -389,8 +415,11 @@ def exact_modulo_schedule(graph: SchedGraph, heuristic: ModuloSchedule | None = 
     seconds += out.seconds
     if out.status in ("optimal", "feasible"):
         cycle, unit = _decode(graph, mm, out)
+    if out.status != "optimal" and out.stopped:  # the registers' search was cut: say so, as the II's would be
+        stopped = stopped or f"{out.stopped} (registers)"
     live = register_pressure(graph, ii, cycle, fresh_uses).max_live
-    live_bound = int(math.ceil(out.bound)) if out.bound is not None else 0
+    live_bound = max(int(math.ceil(out.bound - 1e-6)) if out.bound is not None else 0,
+                     average_live_bound(graph, ii, fresh_uses))
     live_status = "optimal" if out.status == "optimal" or live <= live_bound else "feasible"
     shift = min(cycle.values(), default=0) // ii * ii
     cycle = {n: t - shift for n, t in cycle.items()}

@@ -38,7 +38,11 @@ class Schedule:
     the order the scheduler picked them). ``makespan`` = max over nodes of
     cycle + latency; issue cycles start at 0. ``exact`` is set by the exact
     strategy (:mod:`schedcc.sched.exact`): its status, bound and the heuristic's
-    schedule it was compared with.
+    schedule it was compared with. ``input_order``: the list scheduler kept the
+    graph's input order issued in order, which was shorter than its own schedule
+    (``list_makespan``; :mod:`schedcc.sched.list_scheduler`); ``steps`` are still the
+    list scheduler's. ``original``: that input order's timing
+    (:class:`schedcc.sim.InOrderResult`) whenever the list scheduler compared with it.
     """
 
     graph: SchedGraph
@@ -52,6 +56,9 @@ class Schedule:
     exact: Any = None    # an exact strategy's proof: schedcc.sched.exact.ExactInfo
     repair_round: int = 0  # the list scheduler's repair round that made it (0: the plain run)
     by_key: bool = False   # nodes named by the graph's keys rather than numbered
+    input_order: bool = False  # the input order issued in order, kept: the list schedule was longer
+    list_makespan: int | None = None  # with input_order: what the list schedule took
+    original: Any = field(default=None, repr=False)  # the input order issued in order, when compared
 
     @property
     def dag(self) -> SchedGraph:

@@ -9,7 +9,9 @@ stretches operators slowed by overlapping communication). The result is a
 was verified.
 
 * :class:`ListStrategy`: the list scheduler (:mod:`schedcc.sched.list_scheduler`),
-  checked by :func:`schedcc.verifier.verify_schedule`;
+  checked by :func:`schedcc.verifier.verify_schedule`; on a graph whose node order is
+  its input's (``topological``) never worse than that order issued in order, in every
+  round (a refined graph that is still in input order is compared again);
 * :class:`ModuloStrategy`: the modulo scheduler (:mod:`schedcc.sched.modulo`),
   checked by :func:`schedcc.verifier.verify_modulo`;
 * the exact strategies, :class:`schedcc.sched.exact.ExactStrategy` and

@@ -3,7 +3,9 @@
 This is how the original program runs on the target with no reordering: each
 instruction issues at the first cycle, no earlier than the one before it,
 at which its operands are ready (per the dependence latencies), an issue slot
-is left and a unit is free. It gives the "before" numbers next to a
+is left and a unit is free; on a machine that writes results in order
+(``Machine.in_order_writeback``, llvm-mca's in-order pipeline), also no
+earlier than lets its result be written after every earlier one. It gives the "before" numbers next to a
 schedule, and a stall reason for every instruction that waited.
 
 O(n + e) for the dependence graph plus O(n * units) for issue.
@@ -67,6 +69,7 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
     unit_of: dict[int, str] = {}
     stall: dict[int, str] = {}
     prev, issued_at_prev = 0, 0
+    writeback, last = 0, -1  # in-order write-back: the latest result so far, and whose
     for i in order:
         ready, why, waited = 0, "", None  # the reason is written only for a stall (most issue on time)
         for d in pred[i]:
@@ -75,10 +78,13 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
                 ready, waited = t, d
         if waited is not None:
             why = waited
+        op = ops[i]
+        if machine.in_order_writeback and writeback - op.latency > ready:
+            ready = writeback - op.latency
+            why = f"writes its result after '{graph.label(last)}' (results are written in order)"
         c = max(prev, ready)
         if c == prev and issued_at_prev >= machine.issue_width:
             c += 1
-        op = ops[i]
         units = op.units or machine.units
         also = op.also
         while True:
@@ -98,4 +104,6 @@ def simulate_order(graph: SchedGraph, order) -> InOrderResult:
         issued_at_prev = issued_at_prev + 1 if c == prev else 1
         prev = c
         cycle_of[i], unit_of[i] = c, unit
+        if c + op.latency >= writeback:
+            writeback, last = c + op.latency, i
     return InOrderResult(graph, cycle_of, unit_of, stall)

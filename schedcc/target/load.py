@@ -164,6 +164,7 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
     width = v.get(head, "target.issue_width", int, minimum=1, maximum=MAX_UNITS)
     stages = tuple(v.get(head, "target.stages", list, ["IF", "EX", "WB"]))
     in_order = v.get(head, "target.in_order", bool, True)
+    writeback = v.get(head, "target.in_order_writeback", bool, False)
     aliases = tuple(v.get(head, "target.aliases", list, []))
     deps = v.table(data, "dependences", required=False)
     war = v.get(deps, "dependences.war_latency", int, 0, minimum=0, maximum=MAX_CYCLES)
@@ -243,7 +244,7 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
         raise v.fail("classes", "a target needs at least one opcode class")
     return Target(name=name, description=description, issue_width=width,
                   units=tuple(instances), groups=groups, classes=tuple(classes),
-                  stages=tuple(str(s) for s in stages), in_order=in_order,
+                  stages=tuple(str(s) for s in stages), in_order=in_order, in_order_writeback=writeback,
                   war_latency=war, waw_latency=waw, aliases=tuple(str(a) for a in aliases),
                   path=path, raw=data)
 

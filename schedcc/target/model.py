@@ -146,6 +146,7 @@ class Target:
     classes: tuple[OpClass, ...]
     stages: tuple[str, ...] = ("IF", "EX", "WB")
     in_order: bool = True
+    in_order_writeback: bool = False  # results written in issue order (llvm-mca's in-order pipeline)
     war_latency: int = 0
     waw_latency: int = 1
     aliases: tuple[str, ...] = ()
@@ -164,7 +165,7 @@ class Target:
     @functools.cached_property
     def machine(self) -> Machine:
         """The resources of this model, as the scheduling problem states them."""
-        return Machine(self.name, self.issue_width, self.units)
+        return Machine(self.name, self.issue_width, self.units, in_order_writeback=self.in_order_writeback)
 
     @functools.cached_property
     def _exact(self) -> dict[str, OpClass]:

@@ -4,9 +4,11 @@
 (the DAG keeps one edge per pair; a pair can depend in several ways) plus the
 memory and control edges of the DAG. :func:`check_answer` compares a
 student's list (lines ``#0 -> #1 RAW t0``, and ``#0 weight 6`` for the
-lecture's node weights) with them: every DAG edge must be covered by some
-listed dependence between the same pair, and every listed one must exist;
-if weights are given at all, every node needs the right one.
+lecture's node weights; the lines ``schedcc deps`` prints, with ``(memory)``
+and the wait ``(+3)``, are read too, and a wait given is checked) with them:
+every DAG edge must be covered by some listed dependence between the same
+pair, and every listed one must exist; if weights are given at all, every
+node needs the right one. An answer that lists nothing is not right.
 
 O(n * r + e) for n instructions reading r registers each. Example::
 
@@ -66,8 +68,21 @@ def all_dependences(block: Block, target: Target | str) -> list[Dependence]:
     return sorted(deps)
 
 
-_EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL)\s*(.*)$", re.I)
+def wait_of(d: Dependence, dag, target: Target) -> int:
+    """The cycles the second instruction of *d* must wait after the first issues: a RAW
+    the producer's latency, a WAR or WAW the target's ordering latency, anything else
+    the DAG edge's."""
+    lat = {"RAW": dag.ops[d.src].latency, "WAR": target.war_latency, "WAW": target.waw_latency}.get(d.kind)
+    return lat if lat is not None else dag.dep(d.src, d.dst).latency
+
+
+_EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL|ORDER)\s*(.*)$", re.I)
+# what `schedcc deps` prints after the location: "(memory)", then the wait "(+3)"
+_WAIT = re.compile(r"\s*\(\s*\+?\s*(-?\d+)\s*\)\s*$")
+_MEMORY = re.compile(r"\s*\(memory\)\s*$", re.I)
 _WEIGHT = re.compile(r"^#?(\d+)\s+weight\s*=?\s*(-?\d+)$", re.I)
+# the weights line `schedcc deps` prints: "#0 6, #1 3, #2 3"
+_WEIGHTS = re.compile(r"^#\d+\s+-?\d+(\s*,\s*#\d+\s+-?\d+)*\s*,?$")
 
 
 @dataclass
@@ -76,10 +91,12 @@ class AnswerReport:
     wrong: list[str] = field(default_factory=list)     # listed, but no such dependence / wrong weight
     missing: list[str] = field(default_factory=list)   # a DAG edge no listed dependence covers
     weights_checked: int = 0
+    answered: int = 0   # lines that give a dependence or a weight
 
     @property
     def ok(self) -> bool:
-        return not self.wrong and not self.missing
+        """Everything listed is right and nothing is missing; an answer that lists nothing is not."""
+        return self.answered > 0 and not self.wrong and not self.missing
 
 
 def _norm(text: str) -> str:
@@ -96,6 +113,13 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
     listed_pairs: set[tuple[int, int]] = set()
     weights = lecture_weights(dag)
     given_weights: dict[int, int] = {}
+
+    def instruction(node: int, loc: Loc, raw: str) -> int:
+        if node >= n:
+            raise SchedccError(f"there is no instruction #{node} (the block has #0 to #{n - 1})", loc,
+                               source_line=raw)
+        return node
+
     for lineno, raw in enumerate(answer.splitlines(), 1):
         line = raw.split("//")[0].strip()
         if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\d", line)):
@@ -103,30 +127,46 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
         m, w = _EDGE.match(line), _WEIGHT.match(line)
         loc = Loc(name, lineno, 1)
         if w:
-            node, value = int(w.group(1)), int(w.group(2))
-            if node >= n:
-                raise SchedccError(f"there is no instruction #{node} (the block has #0 to #{n - 1})", loc,
-                                   source_line=raw)
-            given_weights[node] = value
+            given_weights[instruction(int(w.group(1)), loc, raw)] = int(w.group(2))
+            report.answered += 1
+            continue
+        if not m and _WEIGHTS.match(line):  # the weights as `schedcc deps` prints them
+            for node, value in re.findall(r"#(\d+)\s+(-?\d+)", line):
+                given_weights[instruction(int(node), loc, raw)] = int(value)
+            report.answered += 1
             continue
         if not m:
             raise SchedccError("cannot read this line", loc, source_line=raw,
-                               notes=["write a dependence as '#0 -> #1 RAW t0' (kinds RAW WAR WAW MEM) "
-                                      "or a node weight as '#0 weight 6'"])
-        src, dst, kind, what = int(m.group(1)), int(m.group(2)), m.group(3).upper(), m.group(4).strip()
-        for node in (src, dst):
-            if node >= n:
-                raise SchedccError(f"there is no instruction #{node} (the block has #0 to #{n - 1})", loc,
-                                   source_line=raw)
-        text = f"#{src} -> #{dst} {kind} {what}".strip()
+                               notes=["write a dependence as '#0 -> #1 RAW t0' (kinds RAW WAR WAW MEM; "
+                                      "'(memory)' and the wait '(+3)' may follow, as `schedcc deps` prints "
+                                      "them) or a node weight as '#0 weight 6'"])
+        report.answered += 1
+        src, dst, kind, what = (instruction(int(m.group(1)), loc, raw), instruction(int(m.group(2)), loc, raw),
+                                m.group(3).upper(), m.group(4).strip())
+        wait = _WAIT.search(what)
+        if wait:
+            what = what[:wait.start()]
+        memory = _MEMORY.search(what)
+        if memory:
+            what = what[:memory.start()]
+        what = what.strip()
+        text = line
         match = [d for d in deps if d.src == src and d.dst == dst and
                  (d.kind == kind or (d.memory and kind == "MEM")) and
+                 (not memory or d.memory) and
                  (not what or _norm(d.what) == _norm(what))]
-        if match:
-            report.right.append(text)
-            listed_pairs.add((src, dst))
-        else:
+        if not match:
             report.wrong.append(f"{name}:{lineno}: {text}: no such dependence" + _hint(deps, src, dst))
+            continue
+        listed_pairs.add((src, dst))
+        if wait and int(wait.group(1)) not in {wait_of(d, dag, tgt) for d in match}:
+            waits = sorted({wait_of(d, dag, tgt) for d in match})
+            cycles = "cycle" if waits == [1] else "cycles"
+            report.wrong.append(f"{name}:{lineno}: {text}: the dependence is right, but #{dst} waits "
+                                f"{' or '.join(map(str, waits))} {cycles} after #{src} issues, "
+                                f"not {wait.group(1)}")
+        else:
+            report.right.append(text)
     # Every DAG edge must be covered, if the answer lists dependences at all. Say only which
     # instruction has an unlisted dependence, not on what: the student should find it.
     if listed_pairs or report.wrong:

@@ -14,6 +14,11 @@ matched in order, which loses nothing: two equal instructions write the same
 register or memory, or order memory, so every legal order keeps them in
 their original order anyway.
 
+Both timings (the student's order issued in order, schedcc's list schedule)
+are checked by the independent verifier (:func:`schedcc.verifier.verify`),
+which re-derives every constraint from the program: an order the DAG wrongly
+allows is an internal error, never graded legal.
+
 Complexity: O(n + e) per block plus the scheduler's O((n + e) log n).
 
 Example::
@@ -37,6 +42,7 @@ from schedcc.sched import list_schedule, lower_bound
 from schedcc.problem import SchedGraph
 from schedcc.sim import simulate_in_order, simulate_order
 from schedcc.target import Target, check_opcodes, load_target
+from schedcc.verifier import verify
 
 
 @dataclass
@@ -65,6 +71,8 @@ class BlockCheck:
     stalls: dict[int, str] = field(default_factory=dict)  # original index -> why it waited
     original_cycles: int = 0
     scheduler_cycles: int = 0
+    scheduler_kept_original: bool = False               # the list schedule was longer: the original order kept
+    list_cycles: int = 0                                # what the list schedule itself took
     lower_bound: int = 0
     bound_reason: str = ""
     dag: SchedGraph | None = None
@@ -131,9 +139,15 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     dag = build_dag(original, target)
     res = BlockCheck(function, original.label, len(original.instrs), dag=dag)
     sched = list_schedule(dag, priority=priority)
+    # Both timings below come from the DAG; the independent verifier re-derives every
+    # constraint from the program, so a dependence the DAG missed is a bug found here,
+    # never an illegal order graded legal.
+    verify(original, target, sched.cycle, sched.unit)
     bound = lower_bound(dag)
     res.original_cycles = simulate_in_order(original, target, dag).makespan
     res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
+    res.scheduler_kept_original = sched.input_order
+    res.list_cycles = sched.list_makespan if sched.input_order else sched.makespan
     order = _match(student, original, res.problems)
     if res.problems:
         return res
@@ -143,6 +157,7 @@ def check_block(function: str, student: Block, original: Block, target: Target,
         return res
     # Issue the student's order in order, with the original's dependences.
     sim = simulate_order(dag, order)
+    verify(original, target, sim.cycle, sim.unit)
     res.cycles = sim.makespan
     res.issue = dict(sim.cycle)
     res.stalls = dict(sim.stall)

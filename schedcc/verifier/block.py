@@ -293,5 +293,19 @@ def verify(block: Block, target: Target | str, cycle: Mapping[int, int], unit: M
         for (s1, e1, i1), (s2, e2, i2) in zip(intervals, intervals[1:]):
             if s2 < e1:
                 bad.append(f"{u} is busy with '{instrs[i1]}' (cycles {s1}-{e1 - 1}) when '{instrs[i2]}' issues at {s2}")
+    # Results written in issue order: nothing issued in a later cycle writes before what came earlier.
+    if tgt.in_order_writeback:
+        latest, who = -1, -1
+        by_cycle: dict[int, list[int]] = defaultdict(list)
+        for i in range(n):
+            by_cycle[cycle[i]].append(i)
+        for c, now in sorted(by_cycle.items()):
+            for i in now:
+                if c + latency[i] < latest:
+                    bad.append(f"'{instrs[i]}' at cycle {c} writes its result at {c + latency[i]}, before "
+                               f"'{instrs[who]}' issued earlier writes at {latest} (results are written in order)")
+            for i in now:
+                if c + latency[i] > latest:
+                    latest, who = c + latency[i], i
     if bad:
         raise VerificationError(bad)

@@ -8,7 +8,10 @@ node, every constraint of the problem must hold:
 * at most ``issue_width`` issues per cycle;
 * no unit runs two operations at once (an operation holds its unit for
   ``occupancy`` cycles), no extra (``also``) resource is held by more
-  operations at once than its capacity.
+  operations at once than its capacity;
+* on a machine that writes results in issue order (``in_order_writeback``),
+  no operation issued in a later cycle writes its result before one issued
+  in an earlier cycle.
 
 It reads nothing but the problem, so it checks the list scheduler, the exact
 solver and the training and Ascend paths alike. For instruction blocks the
@@ -88,5 +91,28 @@ def verify_schedule(graph: SchedGraph, cycle: Mapping[int, int], unit: Mapping[i
             if live > cap:
                 bad.append(f"{res} is held by {live} operations at cycle {t}; capacity {cap}")
                 break
+    if machine.in_order_writeback:
+        bad.extend(_writeback_order(graph, cycle))
     if bad:
         raise VerificationError(bad)
+
+
+def _writeback_order(graph: SchedGraph, cycle: Mapping[int, int]) -> list[str]:
+    """In-order write-back: an operation issued in a later cycle than another never
+    writes its result (cycle + latency) before it. O(n log n)."""
+    ops = graph.ops
+    latest, who = -1, -1  # the latest result of the operations of earlier cycles
+    bad = []
+    by_cycle: dict[int, list[int]] = defaultdict(list)
+    for i, c in cycle.items():
+        by_cycle[c].append(i)
+    for c in sorted(by_cycle):
+        for i in by_cycle[c]:
+            if c + ops[i].latency < latest:
+                bad.append(f"{graph.label(i)} at cycle {c} writes its result at {c + ops[i].latency}, before "
+                           f"{graph.label(who)} issued earlier writes its own at {latest}: results are written in "
+                           "issue order on this machine")
+        for i in by_cycle[c]:
+            if c + ops[i].latency > latest:
+                latest, who = c + ops[i].latency, i
+    return bad
