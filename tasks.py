@@ -95,12 +95,14 @@ def demo() -> int:
 # Tools tests need beyond Python, and the Debian package of each: Graphviz for
 # the pictures, a real browser for the HTML report (chromium, with fonts for
 # Latin and Chinese text), and the front ends' compile-assemble-run tests
-# (clang-16, llc-16 / llvm-mc-16 / llvm-as-16, ld.lld-16, qemu-loongarch64).
+# (clang-16, llc-16 / llvm-mc-16 / llvm-as-16, ld.lld-16, qemu-loongarch64),
+# strace for the output-safety tests (faults injected into the commit of outputs).
 # `tasks.py test` installs the missing ones (as root or with password-less
 # sudo); where it cannot, the tests that need them skip and say which tool.
 TEST_TOOLS = {"dot": "graphviz", "chromium": "chromium", "clang-16": "clang-16", "llc-16": "llvm-16",
               "llvm-mc-16": "llvm-16", "llvm-as-16": "llvm-16", "ld.lld-16": "lld-16",
-              "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16"}
+              "qemu-loongarch64": "qemu-user", "qemu-riscv64": "qemu-user", "llvm-mca-16": "llvm-16",
+              "strace": "strace"}
 FONT_FILES = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf": "fonts-dejavu-core",
               "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc": "fonts-wqy-microhei"}
 
@@ -172,11 +174,37 @@ def ensure_torch() -> bool:
     return True
 
 
+# The frameworks whose own parsers check schedcc plan --emit's output (tests/test_emit_launch.py):
+# their pure-Python packages without their heavy dependencies (no CUDA builds, no datasets):
+# DeepSpeed's config classes, torchtitan 0.2's job-TOML parser (0.3 dropped the TOML files),
+# megatron-core's TransformerConfig and DistributedDataParallelConfig. Test-only; not the
+# project's dependencies.
+FRAMEWORKS = ["deepspeed", "torchtitan==0.2.2", "megatron-core"]
+FRAMEWORK_DEPS = ["hjson", "py-cpuinfo", "pydantic", "tqdm", "msgpack", "ninja", "einops", "tyro", "tomli"]
+
+
+def ensure_framework_parsers() -> bool:
+    probe = "import deepspeed.runtime.config, megatron.core.transformer, importlib.util as u; " \
+            "assert u.find_spec('torchtitan')"
+    env = dict(os.environ, DS_BUILD_OPS="0")
+    if subprocess.run([str(PY), "-c", probe], capture_output=True, env=env).returncode == 0:
+        return True
+    try:
+        run([PY, "-m", "pip", "install", "-q", "--no-deps", *FRAMEWORKS], env=env)
+        run([PY, "-m", "pip", "install", "-q", *FRAMEWORK_DEPS])
+    except subprocess.CalledProcessError:
+        say("could not install deepspeed, torchtitan or megatron-core; the tests of --emit against their "
+            "parsers will skip (the schema tests still run)")
+        return False
+    return True
+
+
 def test() -> int:
     ensure_venv()
     ensure_test_tools()
     ensure_ray()
     ensure_torch()
+    ensure_framework_parsers()
     args = sys.argv[2:]
     # The whole suite on every core (pytest-xdist): about 2.5 minutes on two.
     parallel = [] if any(a == "-n" or a.startswith("-n") for a in args) else ["-n", "auto"]

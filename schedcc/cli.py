@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import traceback
 from typing import Callable
@@ -17,7 +18,7 @@ from typing import Callable
 from schedcc.resources import VERSION as __version__
 from schedcc.errors import SchedccError
 from schedcc._perf import paused_gc
-from schedcc.fileio import transaction
+from schedcc.fileio import Interrupted, transaction
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
@@ -26,9 +27,11 @@ COMMANDS: dict[str, str] = {
     "targets": "schedcc.commands.targets",
     "gen": "schedcc.commands.gen",
     "train": "schedcc.commands.train",
+    "fx": "schedcc.commands.fx",
     "compare": "schedcc.commands.compare",
     "pipeline": "schedcc.commands.pipeline",
     "plan": "schedcc.commands.plan",
+    "calibrate": "schedcc.commands.calibrate",
     "check": "schedcc.commands.check",
     "report": "schedcc.commands.report",
     "run": "schedcc.commands.run",
@@ -47,6 +50,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         from schedcc.commands.values import usage_error
         raise usage_error(self.argv, self.prog, message)
+
+    def _get_values(self, action, arg_strings):
+        # argparse drops a value '--' (``--iterations=--``) and hands the option [] unconverted
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
 
 
 def _load(module: str):
@@ -82,24 +91,38 @@ def main(argv: list[str] | None = None) -> int:
     except SchedccError as err:
         sys.stderr.write(err.render() + "\n")
         return EXIT_INPUT
-    args._argv = args_list  # for errors located on the command line (commands/exact_opts.py)
+    args._argv = args_list  # for errors located on the command line (commands/values.py)
+    args._defaults = {a.dest: a.default for a in parser._actions}  # what was given (values.given)
     run: Callable[[argparse.Namespace], int] = args._run
+    txn = None
     try:
-        # Every file the command writes is staged and written only if it succeeds.
+        # Every file the command writes is staged and written only if it succeeds,
+        # all together (docs/cli.md, "Files"); "wrote ..." lines come after that.
         # A run is short and allocates millions of small acyclic objects: the
         # cyclic collector's full scans cost a 100,000-instruction run seconds
         # and free nothing that reference counting does not (docs/performance.md).
-        with transaction(), paused_gc():
+        with transaction() as txn, paused_gc():
             return run(args)
     except SchedccError as err:
         from schedcc.commands.values import locate_message
         sys.stderr.write(locate_message(args_list, err).render() + "\n")
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        sys.stderr.write("schedcc: interrupted\n")
-        return 130
+    except (KeyboardInterrupt, Interrupted) as sig:
+        signum = getattr(sig, "signum", signal.SIGINT)
+        what = "interrupted" if signum == signal.SIGINT else str(sig)
+        if txn is not None and txn.committed:
+            what += " after writing its outputs"
+        elif txn is not None and txn.staged:
+            what += ", no output written"
+        _quietly(sys.stderr.write, f"schedcc: {what}\n")
+        return 128 + signum
     except BrokenPipeError:
-        return EXIT_OK
+        # Standard output was closed (`schedcc ... | head`): the run could not deliver
+        # it, so nothing is written, as for a command SIGPIPE ends (status 141).
+        _silence_stdout()
+        if txn is not None and txn.staged and not txn.committed:
+            _quietly(sys.stderr.write, "schedcc: standard output was closed (broken pipe), nothing written\n")
+        return 128 + signal.SIGPIPE
     except Exception as err:  # a bug in schedcc: say so plainly, no traceback by default
         if os.environ.get("SCHEDCC_DEBUG"):
             traceback.print_exc()
@@ -107,6 +130,24 @@ def main(argv: list[str] | None = None) -> int:
                          "  this is a bug in schedcc, not in your input; rerun with SCHEDCC_DEBUG=1 "
                          "for details and report it\n")
         return EXIT_INTERNAL
+
+
+def _quietly(write, text: str) -> None:
+    try:
+        write(text)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush of
+    what could not be written does not fail again at exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ from typing import Iterator
 
 from schedcc.ir import Loc
 
+SHOWN_LINE = 160  # characters of the offending line an error shows (around the caret)
+
 
 @dataclass
 class SchedccError(Exception):
@@ -43,8 +45,15 @@ class SchedccError(Exception):
         lines = [head]
         if self.loc is not None and self.source_line is not None:
             text = self.source_line.rstrip("\n").expandtabs(1)
+            col, width = max(self.loc.col - 1, 0), max(self.width, 1)
+            if len(text) > SHOWN_LINE:  # a long line: the part around the caret
+                start = max(0, min(col - SHOWN_LINE // 2, len(text) - SHOWN_LINE))
+                end = start + SHOWN_LINE
+                text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+                col = col - start + (3 if start else 0)
+                width = min(width, SHOWN_LINE)
             lines.append(f"  {text}")
-            lines.append("  " + " " * max(self.loc.col - 1, 0) + "^" + "~" * max(self.width - 1, 0))
+            lines.append("  " + " " * col + "^" + "~" * (width - 1))
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -126,3 +135,44 @@ def check_range(value, lo: float, hi: float, what: str, *, integer: bool = False
         raise SchedccError(f"{what} must be {describe_range(lo, hi, integer, above)}{reason}, got {value!r}",
                            loc, focus=focus)
     return value
+
+
+# Brackets nest at most this deep in any file schedcc reads. Compilers' output stays
+# under about 10 (an array of structs of arrays); the bound keeps every reader's
+# recursion (Lark's tree transformers, tomllib, json, type layouts) far below
+# Python's limit, and a type's text, which grows with the square of its depth, small.
+MAX_NESTING = 100
+
+
+def check_nesting(text: str, name: str, pairs: str = "[]{}()", quotes: str = '"',
+                  comments: tuple[str, ...] = (), limit: int = MAX_NESTING) -> None:
+    """Refuse *text* whose brackets (*pairs*: opening and closing characters in turn) nest
+    deeper than *limit*, with the place of the first bracket too deep. Quoted strings (a
+    tripled quote spans lines) and comments (from one of *comments* to the end of the line)
+    are skipped. A file's readers call it before parsing. O(len(text)).
+
+    >>> check_nesting("a = [[1], [2]]  # ]]]", "m.toml", limit=2)
+    >>> check_nesting("x = [[[1]]]", "m.toml", limit=2)
+    Traceback (most recent call last):
+    ...
+    schedcc.errors.SchedccError: m.toml:1:7: error: brackets nested more than 2 deep
+      note: schedcc reads files whose brackets nest at most 2 deep
+    """
+    opens, closes = pairs[0::2], pairs[1::2]
+    if sum(text.count(c) for c in opens) <= limit:  # cannot nest deeper than that: most files
+        return
+    skip = [rf"{re.escape(q * 3)}[\s\S]*?(?:{re.escape(q * 3)}|\Z)|{re.escape(q)}(?:[^{re.escape(q)}\\\n]|\\.)*"
+            rf"{re.escape(q)}?" for q in quotes] + [re.escape(c) + r"[^\n]*" for c in comments]
+    pattern = re.compile("|".join(skip + ["[" + re.escape(pairs) + "]"]))
+    depth = 0
+    for m in pattern.finditer(text):
+        c = m.group()
+        if c in closes and len(c) == 1:
+            depth = max(depth - 1, 0)
+        elif c in opens and len(c) == 1:
+            depth += 1
+            if depth > limit:
+                line = text.count("\n", 0, m.start()) + 1
+                col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+                raise SchedccError(f"brackets nested more than {limit} deep", Loc(name, line, col),
+                                   notes=[f"schedcc reads files whose brackets nest at most {limit} deep"])

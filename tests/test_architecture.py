@@ -17,7 +17,7 @@ LAYERS = [
     {"target"},
     {"frontends", "dag", "verifier"},
     {"sched", "sim"},
-    {"swp", "ascend", "training"},
+    {"swp", "ascend", "training", "torch"},
     {"driver", "planner"},
     {"emit", "viz", "report", "teaching"},
     {"commands", "cli", "__main__", "__init__"},

@@ -7,6 +7,7 @@ errors that name an option point at it; the layout rules are the same for
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -147,3 +148,36 @@ def test_docs_list_every_bound():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     table = bounds_table()
     assert table in doc, "docs/cli.md's 'Numbers' table is out of date; it should read:\n" + table
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["examples/lecture.ir", "--target", "mips4", "--tiles", "3"], "--tiles"),
+    (["examples/lecture.ir", "--target", "mips4", "--buffers", "2"], "--buffers"),
+    (["examples/lecture.ir", "--target", "mips4", "--no-code"], "--no-code"),
+    (["examples/lecture.ir", "--target", "mips4", "--time-limit", "5"], "--time-limit"),
+    (["examples/lecture.ir", "--target", "mips4", "--workers", "2"], "--workers"),
+    (["examples/lecture.ir", "--target", "mips4", "--modulo", "swing"], "--modulo"),
+    (["examples/lecture.ir", "--target", "mips4", "--policy", "fifo"], "--policy"),
+    (["examples/loops/dot.ir", "--target", "la464", "--pipeline", "--no-repair"], "--no-repair"),
+    (["train", "examples/training/step.ir", "--target", "h100-8x", "--bucket-mb", "10"], "--bucket-mb"),
+    (["train", "examples/training/step.ir", "--target", "h100-8x", "--policy", "ddp", "--partition-mb", "4"],
+     "--partition-mb"),
+    (["train", "examples/training/step.ir", "--target", "h100-8x", "--max-activation-gib", "4"],
+     "--max-activation-gib"),
+    (["gen", "transformer", "--layers", "2", "--policy", "fifo"], "--policy"),
+    (["gen", "transformer", "--layers", "2", "--iterations", "5"], "--iterations"),
+])
+def test_an_option_that_has_no_effect_where_it_is_given_is_refused(argv, option, capsys):
+    """Issue 21: options ignored where they do not apply (--tiles on a CPU target,
+    --time-limit without --exact, ...) now say what they need."""
+    import os
+    os.chdir(Path(__file__).resolve().parent.parent)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error: {option} has no effect here: it" in err and err.startswith("<command line>:1:")
+
+
+def test_options_that_apply_to_one_of_the_policies_compare_runs_are_kept(capsys):
+    import os
+    os.chdir(Path(__file__).resolve().parent.parent)
+    assert main(["compare", "examples/training/step.ir", "--target", "h100-8x", "--bucket-mb", "10"]) == 0

@@ -112,3 +112,69 @@ def test_training_outputs_checked_before_work(tmp_path, capsys):
     code, _, err = run(["train", step, "--target", "h100-8x", "--trace", trace,
                         "--timeline", tmp_path / "nodir" / "t.svg"], capsys)
     assert code == 2 and "does not exist" in err and not trace.exists()
+
+
+def _cli(args, **kw):
+    import subprocess
+    import sys
+    kw.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "schedcc.cli", *map(str, args)], stderr=subprocess.PIPE, **kw)
+
+
+def test_dev_stdout_redirected_keeps_the_report(tmp_path):
+    """Reproducer: `-o /dev/stdout > out.txt` re-opened out.txt and kept only the program."""
+    out = tmp_path / "out.txt"
+    with open(out, "wb") as f:
+        proc = _cli([LECTURE, "--target", "mips4", "-o", "/dev/stdout"], stdout=f)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "makespan" in text and text.rstrip().endswith("t0 = t1 + t2")
+    assert text.index("makespan") < text.rindex("t0 = t1 + t2")
+
+
+def test_refused_outputs(tmp_path, capsys):
+    for args, words in ((["-o", ""], "output file name is empty"),
+                        (["-o", "/dev/stdin"], "standard input"),
+                        (["-o", LECTURE], "refusing to overwrite the input file"),
+                        (["-o", tmp_path / "a.ir", "--emit-dag", tmp_path / "a.ir"], "both write")):
+        code, _, err = run([LECTURE, "--target", "mips4", *args], capsys)
+        assert code == 2 and words in err, (args, err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_redirected_standard_input_is_not_an_output(tmp_path):
+    """Reproducer: `-o /dev/stdin < in.ir` (and naming in.ir itself) overwrote the input."""
+    src = tmp_path / "in.ir"
+    src.write_text(Path(LECTURE).read_text())
+    for out in ("/dev/stdin", src):
+        with open(src, "rb") as f:
+            proc = _cli(["-", "--target", "mips4", "-o", out], stdin=f)
+        assert proc.returncode == 2 and b"input" in proc.stderr, proc.stderr
+    assert src.read_text() == Path(LECTURE).read_text()
+
+
+def test_target_file_is_not_an_output(tmp_path, capsys):
+    from schedcc.resources import targets_dir
+    toml = tmp_path / "m.toml"
+    toml.write_text((targets_dir() / "mips4.toml").read_text())
+    code, _, err = run([LECTURE, "--target", toml, "-o", toml], capsys)
+    assert code == 2 and "input file" in err and toml.read_text().startswith(
+        (targets_dir() / "mips4.toml").read_text()[:20])
+
+
+def test_wrote_only_after_the_commit(tmp_path, capsys):
+    """`report -o /dev/full` fails at the commit: no "wrote" line, exit 2; a good run says it after."""
+    code, out, err = run(["report", LECTURE, "--target", "mips4", "-o", "/dev/full"], capsys)
+    assert code == 2 and "wrote" not in out + err and "/dev/full" in err
+    code, out, err = run(["report", LECTURE, "--target", "mips4", "-o", tmp_path / "r.html"], capsys)
+    assert code == 0 and "wrote" in out and (tmp_path / "r.html").exists()
+
+
+def test_interrupt_removes_staged_outputs(tmp_path):
+    (tmp_path / "b.txt").write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        with transaction():
+            write_output(tmp_path / "a.txt", "a")
+            write_output(tmp_path / "b.txt", "b")
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"] and (tmp_path / "b.txt").read_text() == "old"

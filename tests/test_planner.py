@@ -213,14 +213,21 @@ def test_every_feasible_candidate_uses_every_gpu_and_fits(gpus, batch, tp):
         assert not s.feasible or s.memory_per_gpu_bytes <= ctx.cluster.memory_capacity
 
 
-def test_progress_bar_off_when_not_a_terminal_and_drawn_when_forced(capsys, monkeypatch):
+def test_progress_quiet_for_short_searches_lines_when_forced_bar_on_a_terminal(capsys, monkeypatch):
+    import sys
     import schedcc.planner.search as search
-    bar = _Progress(10, None)             # pytest's stderr is not a terminal
+    bar = _Progress(10, None)             # pytest's stderr is not a terminal: lines, but not for a quick search
     bar.advance(10)
     bar.close()
     assert capsys.readouterr().err == ""
     monkeypatch.setattr(search, "PROGRESS_AFTER_S", 0.0)
-    bar = _Progress(4, True)
+    bar = _Progress(4, True)               # forced on: a line every PROGRESS_AFTER_S
+    bar.advance(2)
+    bar.advance(2)
+    bar.close()
+    assert capsys.readouterr().err == "schedcc plan: scored 2 of 4 candidates (50%), 0 s, about 0 s left\n"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    bar = _Progress(4, True)               # on a terminal: the bar
     bar.advance(2)
     bar.advance(2)
     bar.close()
@@ -237,7 +244,7 @@ def test_api_doc_planner_example_runs(capsys):
     import re
     from pathlib import Path
     text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
-    text = text[text.index("## The auto-parallel planner"):text.index("## Training graphs")]
+    text = text[text.index("## The auto-parallel planner"):text.index("## Calibration and launch configurations")]
     (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     exec(compile(code, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out

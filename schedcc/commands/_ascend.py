@@ -12,7 +12,7 @@ import sys
 
 from schedcc.commands.values import whole
 from schedcc.errors import SchedccError
-from schedcc.fileio import write_output
+from schedcc.fileio import announce, write_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="draw the pipes over time, one lane per pipe (.svg, or .png with a converter)")
     group.add_argument("--trace", metavar="FILE",
                        help="write a Chrome trace (JSON: Perfetto, chrome://tracing) with one thread per pipe")
-    group.add_argument("--tiles", type=whole(1, 4096, "tiles unrolled into straight-line code; 4,096 tiles "
-                                                     "are about 100,000 instructions"), default=1, metavar="N",
+    group.add_argument("--tiles", type=whole(1, 1024, "tiles unrolled into straight-line code; 1,024 tiles "
+                                                     "are about 25,000 instructions, 2 s"), default=1, metavar="N",
                        help="unroll every tile loop into straight-line code for N tiles, so that tiles "
                             "overlap (also with --pipeline)")
     group.add_argument("--buffers", type=whole(1, 16, "buffer copies per tile; Ascend C's BUFFER_NUM is 1 or 2"),
@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "loop stays a loop with flags across its back edge; with --tiles, the tiles are "
                             "unrolled (default 2)")
     group.add_argument("--no-code", action="store_true",
-                       help="do not print the synchronised program (it is still written with -o)")
+                       help="do not print the synchronised program, or with --pipeline the pipelined loops' code "
+                            "(it is still written with -o)")
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -101,5 +102,5 @@ def present(args: argparse.Namespace, result, name: str) -> int:
         if not args.no_code:
             sys.stdout.write("\n" + code)
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

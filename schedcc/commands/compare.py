@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.train import (add_training_arguments, cluster_model, parse_window, policy_options, step_options,
                                     write_pictures)
+from schedcc.fileio import announce
 
 HELP = "compare the scheduling policies of a training step in one table"
 DESCRIPTION = """\
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.commands import overlap_opts
     from schedcc.emit.training import format_compare, format_overlap
     from schedcc.errors import SchedccError, located
+    from schedcc.commands import outputs
     from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends.ir_text import parse
     from schedcc.training.api import schedule
@@ -47,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
             raise SchedccError(f"unknown policy '{p}'", notes=["policies: " + ", ".join(POLICIES)])
     if not policies:
         raise SchedccError("--policies names no policy")
-    check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
+    check_outputs(outputs(args, ("--trace",), ("--timeline",)), (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         target = cluster_model(args)
-        first = step_options(args, policies[0])
+        first = step_options(args, policies[0], policies)
         tg = build_training_graph(parse(text, name), target, dict(first.groups))  # built once for every policy
         labels = list(policies)
         overlaps = []
@@ -83,5 +85,5 @@ def run(args: argparse.Namespace) -> int:
         for ov in overlaps:
             sys.stdout.write("\n" + format_overlap(ov))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

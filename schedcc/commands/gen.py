@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from schedcc.commands import outputs
 from schedcc.commands.values import ITERATIONS, size
-from schedcc.fileio import STDOUT, check_output, write_output
+from schedcc.fileio import announce, check_outputs, is_standard_output, write_output
 from schedcc.ir import print_program
 
 HELP = "generate the IR of a training step (transformer, with dp/tp/pp)"
@@ -68,10 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.training.generator import TransformerConfig, generate_program
-    if args.output:
-        check_output(args.output)
+    check_outputs(outputs(args, ("-o", "--output")))
     from schedcc.commands import overlap_opts
+    from schedcc.commands.values import refuse_unused
     chunks, _ = overlap_opts.mode(args)
+    needs = "prices --tp-comm-overlap's choice: give --tp-comm-overlap"
+    refuse_unused(args, [(opt, dest, chunks is not None, needs) for opt, dest in (
+        ("--target", "target"), ("--policy", "policy"), ("--set", "set_values"), ("--iterations", "iterations"),
+        ("--max-activation-gib", "max_activation_gib"))])
     cfg = TransformerConfig(layers=args.layers, hidden=args.hidden, seq=args.seq, micro_batch=args.micro_batch,
                             microbatches=args.microbatches, dp=args.dp, tp=args.tp, pp=args.pp,
                             heads=args.heads, vocab=args.vocab, zero=args.zero, schedule=args.schedule,
@@ -95,10 +100,14 @@ def run(args: argparse.Namespace) -> int:
         head += "".join(f"# {line}\n" for line in format_overlap(ov).splitlines()[:2])
         report = format_overlap(ov)
     text = head + print_program(program)
-    if args.output and args.output != STDOUT:
+    if args.output is not None and not is_standard_output(args.output):
         write_output(args.output, text)
         n = sum(len(b.instrs) - 1 for _, b in program.blocks())
-        sys.stderr.write(report + f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)\n")
+        sys.stderr.write(report)
+        announce(f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)")
+    elif args.output is not None:
+        sys.stderr.write(report)
+        write_output(args.output, text)
     else:
         sys.stderr.write(report)
         sys.stdout.write(text)

@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.values import size
 from schedcc.errors import SchedccError
+from schedcc.fileio import announce
 
 HELP = "evaluate a pipeline-parallel schedule (gpipe, 1f1b, interleaved, zb-h1, zb-h2, dualpipev, auto, or --import)"
 DESCRIPTION = """\
@@ -58,19 +59,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeline", metavar="OUT.svg", help="draw ranks x time (.svg or .png)")
 
 
+MAX_ACTIVATIONS = 1e6  # --memory-limit in microbatch activations: a rank never holds more than 4,096 x 128
+MAX_BYTES = 1e15       # --memory-limit in bytes: a petabyte per device
+
+
 def _size(text: str) -> float:
+    """``--memory-limit``: a count of microbatch activations (``6``, ``2.5``) or bytes (``20GiB``),
+    greater than 0 and at most :data:`MAX_ACTIVATIONS` or :data:`MAX_BYTES`."""
     from schedcc.frontends.ir_text import UNIT_SCALE
     import re
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]{0,20}\.?[0-9]{1,20})\s*([A-Za-z]*)\s*", text)
     if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
         raise SchedccError(f"--memory-limit: cannot read '{text}'", notes=["write a number, or bytes like 20GiB"])
-    return float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    value = float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
+    hi, what = (MAX_BYTES, "bytes; a petabyte per device") if m.group(2) else \
+        (MAX_ACTIVATIONS, "microbatch activations per rank")
+    if not 0 < value <= hi:
+        raise SchedccError(f"--memory-limit: must be greater than 0 and at most {hi:g} ({what}), got '{text}'")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.errors import located
+    from schedcc.commands import outputs
     from schedcc.fileio import check_outputs, read_input
-    check_outputs({"--trace": args.trace, "--timeline": args.timeline},
+    check_outputs(outputs(args, ("--trace",), ("--timeline",)),
                   (args.import_file,) if args.import_file else ())
     if not args.import_file:
         return _run(args, None)
@@ -101,20 +114,21 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
     act_bytes = None
     unit = "units"
     if args.target:
-        if args.unit_costs:
+        if args.unit_costs is not None:
             raise SchedccError("--unit-costs and --target exclude each other",
                                notes=["unit costs are abstract; a target gives real ones"])
         target = cluster_model(args)
         cluster = cluster_of(target)
         ranks = (len(lists) if lists is not None else args.stages) * args.tp * args.dp
         if ranks > cluster.world:
-            raise SchedccError(f"{ranks} devices needed (stages x tp x dp), target '{target.name}' has {cluster.world}",
-                               notes=["choose a larger model, e.g. h100-128x, or fewer ranks"])
+            from schedcc.commands.values import option_error
+            raise option_error(args, "--target", f"{ranks} devices needed (stages x tp x dp), target '{target.name}' "
+                               f"has {cluster.world}", notes=["choose a larger model, e.g. h100-128x, or fewer ranks"])
         costs, act_bytes = costs_from_target(target, stages, args.layers, args.hidden, args.seq,
                                              args.micro_batch, args.tp, args.dp)
         unit = "us"
     else:
-        costs = parse_unit_costs(args.unit_costs) if args.unit_costs else StageCosts()
+        costs = parse_unit_costs(args.unit_costs) if args.unit_costs is not None else StageCosts()
     limit = None
     if args.memory_limit is not None:
         limit = _size(args.memory_limit)
@@ -152,5 +166,5 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
     else:
         sys.stdout.write(format_pipeline(data, act_bytes))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.fileio import write_output
+from schedcc.fileio import announce, write_output
 from schedcc.sched.modulo import ALGORITHMS
 
 
@@ -47,10 +47,10 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
         doc["loops"] = loops_json(result)
         sys.stdout.write(dumps(doc))
     else:
-        sys.stdout.write(format_pipeline(result))
+        sys.stdout.write(format_pipeline(result, show_code=not getattr(args, "no_code", False)))
         if args.explain:
             for res in result.loops:
                 sys.stdout.write("\n" + format_pipeline_explain(res))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -51,13 +51,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
     parser.add_argument("--svg", metavar="OUT.svg", help="draw step time against memory, the Pareto front marked (.svg/.png)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard output")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the report (text or JSON) to OUT instead of standard "
+                                                          "output; with --emit, the launch configuration")
+    parser.add_argument("--emit", choices=("megatron", "torchtitan", "deepspeed"),
+                        help="write the launch configuration of the best candidate the framework can run: Megatron-LM "
+                             "arguments (a shell script), a torchtitan job TOML, a DeepSpeed config JSON; to -o, else "
+                             "to standard output (the report then goes to standard error)")
     run = parser.add_argument_group("where candidates are scored")
     run.add_argument("--workers", type=whole(1, 1024, "processes on this machine"), default=None, help="processes (default: the number of cores; 1: none)")
     run.add_argument("--ray", metavar="auto|ADDRESS", help="score on Ray: 'auto' starts or joins a local Ray, "
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
+    run.add_argument("--exhaustive", action="store_true",
+                     help="schedule every candidate that fits (default: only those whose lower bound can enter the "
+                          "--top rows; with --svg, also the picture's band; with --emit, every one)")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                     help="progress bar on stderr (default: on a terminal, for searches over 2 s)")
+                     help="progress on stderr (default: a bar on a terminal after 2 s, elsewhere a line every 5 s; "
+                          "on: a line every 2 s; off: none)")
     model = parser.add_argument_group("model sizes (for 'transformer', or to override a named model)")
     model.add_argument("--layers", type=size("layers"))
     model.add_argument("--hidden", type=size("hidden"))
@@ -120,21 +129,25 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.planner.space import Settings
     from schedcc.target import load_target
     from schedcc.training.costs import apply_overrides, cluster_of, parse_overrides
-    from schedcc.fileio import check_outputs, transaction, write_output
-    check_outputs({"--svg": args.svg, "--output": args.output})
+    from schedcc.commands import outputs
+    from schedcc.fileio import announce, check_outputs, write_output
+    check_outputs(outputs(args, ("--svg",), ("-o", "--output")))
     if args.svg and not args.svg.lower().endswith((".svg", ".png")):
         raise SchedccError(f"--svg {args.svg}: use a .svg or .png file name")
     if args.ray and args.workers is not None:
         raise SchedccError("--ray and --workers: choose one (Ray schedules its own workers)")
     model = build_model(args)
     target = apply_overrides(load_target(args.target), parse_overrides(args.set_values))
+    from schedcc.commands.values import option_error
     if target.domain != "cluster":
-        raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
-                           notes=[PLANNER_TARGETS])
+        raise option_error(args, "--target", f"target '{target.name}' is not a cluster model (it has no [cluster] "
+                           "table)", notes=[PLANNER_TARGETS])
     cluster = cluster_of(target)
     if not cluster.memory_capacity or not cluster.compute_units:
-        raise SchedccError(f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
-                           notes=[PLANNER_TARGETS])
+        raise option_error(args, "--set" if args.set_values and any(
+            s.startswith(("memory_capacity", "compute_units")) for s in args.set_values) else "--target",
+            f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
+            notes=[PLANNER_TARGETS])
     given = {"attention": args.attention, "grad_reduce_bytes": args.grad_reduce_bytes,
              "bucket_elements": args.bucket_elements, "fp32_params": args.fp32_params,
              "grad_overlap": False if args.no_grad_overlap else True if args.grad_overlap else None,
@@ -142,8 +155,15 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(framework=args.framework, **{k: v for k, v in given.items() if v is not None})
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
-    res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
-               workers=args.workers, ray=args.ray, progress=progress, explain=args.explain)
+    try:
+        res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
+                   workers=args.workers, ray=args.ray, progress=progress, explain=args.explain, keep=args.top,
+                   band=bool(args.svg), exhaustive=args.exhaustive or bool(args.emit))
+    except SchedccError as err:
+        if err.loc is None and " GPUs" in err.message:  # nothing fits, or no layout uses them: the GPU count
+            from schedcc.commands.values import option_error
+            raise option_error(args, "--gpus", err.message, err.notes) from None
+        raise
     note = ""
     if args.format == "json":
         data = res.to_json(None)
@@ -156,14 +176,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         from schedcc.emit.planner import plan_text
         text = plan_text(res, args.top, args.explain)
-    with transaction():  # the picture and the report are written together, or neither
-        if args.svg:
-            from schedcc.viz.pareto import write_pareto
-            note = write_pareto(args.svg, res) or f"wrote {args.svg}"
+    emitted = None
+    if args.emit:
+        from schedcc.emit.launch import emit
+        emitted = emit(res, args.emit)
+    # The picture, the report and the launch file are written together, or none (the run's one transaction).
+    if args.svg:
+        from schedcc.viz.pareto import write_pareto
+        note = write_pareto(args.svg, res) or f"wrote {args.svg}"
+    if emitted is not None:
         if args.output:
-            write_output(args.output, text)
-        else:
+            write_output(args.output, emitted.text)
             sys.stdout.write(text)
+        else:
+            sys.stdout.write(emitted.text)
+            sys.stderr.write(text)
+        for n in emitted.notes:
+            sys.stderr.write(f"note: {n}\n")
+    elif args.output is not None:
+        write_output(args.output, text)
+    else:
+        sys.stdout.write(text)
     if note:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

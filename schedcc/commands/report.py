@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from schedcc.commands import outputs
 from schedcc.driver import schedule_program
-from schedcc.fileio import check_output, read_input, write_output
+from schedcc.fileio import announce, check_outputs, is_standard_output, read_input, write_output
 from schedcc.errors import located
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schedcc.report.html import report_html  # Graphviz is needed only here
 
-    check_output(args.output, (args.file,))
+    check_outputs(outputs(args, ("-o", "--output")), (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         source = parse_source(text, name, args.lang)
@@ -49,10 +50,10 @@ def run(args: argparse.Namespace) -> int:
     write_output(args.output, page, (args.file,))
     blocks = len(result.blocks)
     # With -o - the page is standard output: the summary goes to standard error.
-    out = sys.stderr if args.output == "-" else sys.stdout
-    out.write(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
-              f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
-              f"{sum(r.original_makespan for r in result.blocks)} in the original order\n")
+    out = sys.stderr if is_standard_output(args.output) else sys.stdout
+    announce(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
+             f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
+             f"{sum(r.original_makespan for r in result.blocks)} in the original order", out)
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
     return 0

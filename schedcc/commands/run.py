@@ -40,9 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _value(text: str, option: str):
+    from schedcc.frontends.ir_structure import NumberOutOfRange
     try:
         return parse_number(text.strip().lstrip("+")) if not text.strip().startswith("-") \
             else -parse_number(text.strip()[1:])
+    except NumberOutOfRange as err:
+        raise SchedccError(f"--set {option}: {err}") from None
     except ValueError:
         raise SchedccError(f"--set {option}: '{text}' is not a number") from None
 

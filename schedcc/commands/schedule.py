@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedcc.commands import _ascend, exact_opts, pipeline_opts
+from schedcc.commands import _ascend, exact_opts, outputs, pipeline_opts
 from schedcc.errors import SchedccError, located
-from schedcc.fileio import check_outputs, read_input
+from schedcc.fileio import announce, check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES, PRIORITY_HELP
 
@@ -116,6 +116,21 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
                                           "--policy, --trace, --timeline, --set, --format json ..."])
             raise SchedccError(f"{option} draws a CPU's pipeline; an Ascend core's pipes are drawn with "
                                "--emit-timeline FILE.svg")
+    from schedcc.commands.values import refuse_unused
+    pipelining = pipeline_opts.wants_pipeline(args)
+    refuse_unused(args, [
+        ("--tiles", "tiles", domain == "ascend", "unrolls the tile loops of an Ascend kernel (--target ascend)"),
+        ("--buffers", "buffers", domain == "ascend", "rotates an Ascend kernel's tiles over buffer copies "
+                                                     "(--target ascend)"),
+        ("--no-code", "no_code", domain == "ascend" or pipelining,
+         "hides the code of an Ascend kernel or of pipelined loops (--pipeline)"),
+        ("--policy", "policy", domain == "cluster", "orders a training step's communication (a cluster --target)"),
+        ("--modulo", "modulo", pipelining, "chooses the modulo scheduler of --pipeline"),
+        ("--time-limit", "time_limit", args.exact, "limits the exact solver: give --exact"),
+        ("--workers", "workers", args.exact, "sets the exact solver's threads: give --exact"),
+        ("--no-repair", "repair", not pipelining and domain != "cluster",
+         "turns off the list scheduler's repair rounds, which --pipeline and training steps do not run"),
+    ])
     if domain == "cpu":
         _ascend.check_options(args)
     elif domain == "cluster" and args.emit_timeline:
@@ -125,10 +140,8 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    check_outputs({opt: getattr(args, attr, None) for opt, attr in (
-        ("-o", "output"), ("--emit-dag", "emit_dag"), ("--emit-pipeline", "emit_pipeline"),
-        ("--emit-kernel", "emit_kernel"), ("--emit-timeline", "emit_timeline"), ("--trace", "trace"))},
-        (args.file,))
+    check_outputs(outputs(args, ("-o", "--output"), ("--emit-dag",), ("--emit-pipeline",), ("--emit-kernel",),
+                          ("--emit-timeline",), ("--trace",)), (args.file,))
     exact_opts.limits(args)  # a bad --time-limit is refused before any work
     text, name = read_input(args.file)
     with located(text, name):
@@ -177,7 +190,7 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
             for res in blocks.blocks:
                 sys.stdout.write("\n" + format_walkthrough(res, blocks.target))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0
 
 

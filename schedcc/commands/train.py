@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from schedcc.commands.values import ITERATIONS, MIB
 from schedcc.errors import SchedccError
+from schedcc.fileio import announce
 
 HELP = "schedule a training step on a cluster model (also: schedcc STEP.ir --target h100-8x)"
 DESCRIPTION = """\
@@ -64,11 +66,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_groups(items: list[str] | None) -> dict[str, int]:
+    """``["dp=8"]`` -> ``{"dp": 8}``; a size is a whole number of ranks, at most the largest cluster's."""
+    from schedcc.training.limits import SIZES
+    hi = SIZES["gpus"].hi
     out = {}
     for item in items or ():
         name, sep, size = item.partition("=")
-        if not sep or not size.strip().isdigit() or not name.strip():
+        if not sep or not re.fullmatch(r"\s*\d{1,30}\s*", size, re.ASCII) or not name.strip():
             raise SchedccError(f"--group '{item}': expected NAME=SIZE, e.g. --group dp=8")
+        if not 1 <= int(size) <= hi:
+            raise SchedccError(f"--group {item}: a group has from 1 to {hi:,} ranks (the largest clusters have "
+                               f"about 100,000 devices), got {int(size):,}")
+        if name.strip() in out:
+            raise SchedccError(f"--group {item}: the size of '{name.strip()}' is given twice")
         out[name.strip()] = int(size)
     return out
 
@@ -81,9 +91,22 @@ def policy_options(args: argparse.Namespace, policy: str) -> dict:
     return {}
 
 
-def step_options(args: argparse.Namespace, policy: str | None = None):
-    """The job options of a training step from the command line."""
+def step_options(args: argparse.Namespace, policy: str | None = None, policies: list[str] | None = None):
+    """The job options of a training step from the command line (*policies*: every policy the
+    command runs, for the options that apply to one of them)."""
+    from schedcc.commands.values import refuse_unused
     from schedcc.driver.job import Options
+    chosen = set(policies or [policy or args.policy])
+    overlap = getattr(args, "tp_comm_overlap", None)
+    refuse_unused(args, [
+        ("--bucket-mb", "bucket_mb", "ddp" in chosen, "sizes the buckets of --policy ddp"),
+        ("--partition-mb", "partition_mb", "priority" in chosen, "sizes the chunks of --policy priority"),
+        ("--credit-mb", "credit_mb", "priority" in chosen, "bounds the chunks in flight of --policy priority"),
+        ("--max-activation-gib", "max_activation_gib", overlap == "auto",
+         "bounds what --tp-comm-overlap auto may keep"),
+        ("--time-limit", "time_limit", getattr(args, "exact", False), "limits the exact solver: give --exact"),
+        ("--workers", "workers", getattr(args, "exact", False), "sets the exact solver's threads: give --exact"),
+    ])
     policy = policy or args.policy
     exact = {}
     if getattr(args, "exact", False):
@@ -109,8 +132,12 @@ def cluster_model_named(name: str, set_values: list[str] | None):
     return target
 
 
+WINDOW_MS = 1e9  # the end of a --timeline-window: a step of 11 days is far beyond any
+
+
 def parse_window(text: str | None) -> tuple[float, float] | None:
-    """``--timeline-window 100:102`` (ms) -> (100000.0, 102000.0) microseconds."""
+    """``--timeline-window 100:102`` (ms) -> (100000.0, 102000.0) microseconds; both ends finite,
+    from 0 to :data:`WINDOW_MS` milliseconds, the start before the end."""
     if text is None:
         return None
     a, sep, b = text.partition(":")
@@ -118,8 +145,9 @@ def parse_window(text: str | None) -> tuple[float, float] | None:
         lo, hi = float(a), float(b)
     except ValueError:
         lo = hi = -1.0
-    if not sep or lo < 0 or hi <= lo:
-        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds, e.g. 100:102")
+    if not sep or not 0 <= lo < hi <= WINDOW_MS:  # also NaN and infinities
+        raise SchedccError(f"--timeline-window '{text}': expected START:END in milliseconds, the start before "
+                           f"the end, both from 0 to {WINDOW_MS:g} (11 days), e.g. 100:102")
     return lo * 1000, hi * 1000
 
 
@@ -147,17 +175,18 @@ def present(result, name: str, fmt: str, source_path: str, trace: str | None = N
     else:
         sys.stdout.write(format_step(result, name))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.driver.job import Job, run_job
     from schedcc.errors import located
+    from schedcc.commands import outputs
     from schedcc.fileio import check_outputs, read_input
     from schedcc.frontends import parse_source
     from schedcc.commands import overlap_opts
-    check_outputs({"--trace": args.trace, "--timeline": args.timeline}, (args.file,))
+    check_outputs(outputs(args, ("--trace",), ("--timeline",)), (args.file,))
     text, name = read_input(args.file)
     with located(text, name):
         if overlap_opts.mode(args)[0] is not None:
@@ -189,5 +218,5 @@ def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
         sys.stdout.write(format_step(after, name) + "\n" + format_before_after(before, after) + "\n"
                          + format_overlap(ov))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)
     return 0

@@ -103,6 +103,21 @@ def _mib():
 MIB = _mib()
 
 
+def given(args, dest: str) -> bool:
+    """Whether the option stored in *dest* was given a value other than its default."""
+    defaults = getattr(args, "_defaults", {})
+    return dest in defaults and getattr(args, dest, None) != defaults[dest]
+
+
+def refuse_unused(args, rules) -> None:
+    """Refuse an option given where it has no effect, before any work: *rules* lists
+    (option, dest, applies, what it needs); ``applies`` False for a given option is a
+    located error saying what it needs (issue 21: options silently ignored)."""
+    for option, dest, applies, needs in rules:
+        if not applies and given(args, dest):
+            raise option_error(args, option, f"{option} has no effect here: it {needs}", value=False)
+
+
 # --- errors located on the command line ------------------------------------------------------------------
 
 
@@ -186,11 +201,23 @@ def usage_error(argv: list[str], prog: str, message: str) -> SchedccError:
                 return option_error(argv, name, f"{shown}: {text}", notes,
                                     value=not text.startswith(("expected one argument", "ignored explicit")))
         label = names[0]
-        return SchedccError(f"{label}: {text}", notes=notes)
+        bad = re.match(r"invalid choice: '(.*?)'", text)
+        if bad:  # a positional argument's value: point at it
+            err = argument_error(argv, bad.group(1), f"{label}: {text}", notes)
+            if err.loc is not None:
+                return err
+        return _at_end(argv, f"{label}: {text}", notes)
     m = _UNKNOWN.fullmatch(message)
     if m:
         first = m["words"].split(" ")[0]
         err = option_error(argv, first.split("=")[0], f"unknown option {first}" if first.startswith("-")
                            else f"unexpected argument '{first}'", notes, value=False)
         return err
-    return SchedccError(message, notes=notes)
+    return _at_end(argv, message, notes)
+
+
+def _at_end(argv: list[str], message: str, notes: list[str]) -> SchedccError:
+    """*message* located just after the command line's last word (what is missing goes there)."""
+    words = _words(list(argv))
+    line = " ".join(words)
+    return SchedccError(message, Loc(COMMAND_LINE, 1, len(line) + 2), notes=notes, source_line=line)

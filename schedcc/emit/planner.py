@@ -38,7 +38,10 @@ def plan_text(res, top: int = 10, explain: bool = False) -> str:
     """The report of a :class:`~schedcc.planner.search.PlanResult`."""
     lines = [f"{res.model} on {res.gpus} x {res.target}, global batch {res.global_batch}: "
              f"{res.searched:,} candidates scored, {res.infeasible:,} out of memory, "
-             f"{res.search_time_s:.1f} s ({res.backend})",
+             + (f"{res.pruned:,} not scheduled (their lower bound {res.pruned_bound_s:.2f} s or more cannot enter "
+                f"the top {top}" + (" or come within 1.5 x the best" if getattr(res, "band", False) else "")
+                + "; --exhaustive schedules them), " if getattr(res, "pruned", 0) else "")
+             + f"{res.search_time_s:.1f} s ({res.backend})",
              FLOP_NOTE + f"; peak {res.peak_flops / 1e12:.0f} TFLOP/s", ""]
     cap = _gb(res.capacity_bytes) if res.capacity_bytes else "?"
     shown = res.candidates[:top]

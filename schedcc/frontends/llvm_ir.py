@@ -41,7 +41,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.frontends.llvm_check import check_function
 from schedcc.frontends.llvm_info import check_phis, function_info
-from schedcc.errors import SchedccError, attach_source
+from schedcc.errors import SchedccError, attach_source, check_nesting
 from schedcc.ir import Affine, Attr, Block, Const, Function, Instr, Label, Loc, Mem, Program, Reg, Sym
 from schedcc.resources import grammar_path
 from schedcc.frontends.ir_text import syntax_error
@@ -320,6 +320,7 @@ def _blocks(body: list, fb: _FunctionBuilder):
 def parse_llvm(text: str, filename: str = "<input>") -> Source:
     """Parse LLVM IR *text*; the :class:`Source` writes schedules back as LLVM IR."""
     try:
+        check_nesting(text, filename, "[]{}()<>", '"', (";",))  # types nest; their layout recurses
         try:
             items = _parser().parse(text)
         except UnexpectedInput as err:
@@ -361,6 +362,8 @@ def parse_llvm(text: str, filename: str = "<input>") -> Source:
         program = Program(tuple(functions), filename)
         one_instruction_per_line(program)
     except SchedccError as err:
+        if err.loc is not None and not err.loc.file:  # raised while the tree was built (llvm_tree)
+            err.loc = Loc(filename, err.loc.line, err.loc.col)
         raise attach_source(err, text) from None
     return Source(program, "ll", text, lambda scheduled: write_llvm(text, program, scheduled, pinned),
                   {"llvm": infos})

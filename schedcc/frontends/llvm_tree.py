@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 from lark import Token, Transformer
 
+from schedcc.errors import SchedccError
 from schedcc.frontends.llvm_types import _FLOAT_BITS, LType
+from schedcc.ir import Loc
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,19 @@ def _keyword_rule(children: list) -> list:
     return [children[0]] + [x for x in children[1:] if not isinstance(x, Token)]
 
 
+MAX_COUNT = 2**64 - 1  # LLVM counts an array's elements in 64 bits
+
+
+def _count(tok) -> int:
+    """An array's or vector's element count; past 64 bits an error at the number (its file is
+    filled in by :func:`schedcc.frontends.llvm_ir.parse_llvm`)."""
+    n = int(tok)
+    if n > MAX_COUNT:
+        raise SchedccError(f"an array of {n:,} elements: LLVM counts elements in 64 bits "
+                           f"(at most {MAX_COUNT:,})", Loc("", tok.line, tok.column))
+    return n
+
+
 class ToValues(Transformer):
     # types
     def simple_type(self, c):
@@ -58,10 +73,10 @@ class ToValues(Transformer):
         return LType("named", name=str(c[0]))
 
     def array_type(self, c):
-        return LType("array", elem=c[1], count=int(c[0]), name=f"[{c[0]} x {c[1]}]")
+        return LType("array", elem=c[1], count=_count(c[0]), name=f"[{c[0]} x {c[1]}]")
 
     def vector_type(self, c):
-        return LType("vector", elem=c[1], count=int(c[0]), name=f"<{c[0]} x {c[1]}>")
+        return LType("vector", elem=c[1], count=_count(c[0]), name=f"<{c[0]} x {c[1]}>")
 
     def struct_type(self, c):
         return LType("struct", fields=tuple(x for x in c if x is not None), name="{...}")

@@ -400,49 +400,95 @@ def _last_compute(index, i, lops) -> int:
     return index[f"{i}.{lops[-1].name}"]
 
 
-def _extrapolate(build: Callable[[int], list[list[LOp]]], n: int, contention: float = 0.0
-                 ) -> tuple[float, dict[str, float]]:
+def _extrapolate(run: Callable[[int], tuple[float, dict[str, float]]], n: int) -> tuple[float, dict[str, float]]:
+    """A chain of *n* identical layers from the schedules of 3 and 4 (*run(k)*: k layers scheduled)."""
     if n <= 4:
-        return _schedule(build(n), contention)
-    t3, p3 = _schedule(build(3), contention)
-    t4, p4 = _schedule(build(4), contention)
+        return run(n)
+    t3, p3 = run(3)
+    t4, p4 = run(4)
     k = n - 4
     return t4 + k * (t4 - t3), {key: p4.get(key, 0.0) + k * (p4.get(key, 0.0) - p3.get(key, 0.0))
                                 for key in {**p3, **p4}}
 
 
+class LayerSchedules:
+    """The layer schedules of one candidate shape (tp, cp, sp, microbatch, recompute, ZeRO-3 and its
+    dp, overlap), shared by every chunk built from them: candidates that differ only in their
+    pipeline or data-parallel dimensions change how many layers a chunk holds, not its layers,
+    so the schedules of 1-4 chained layers, the embedding and the head are made once and
+    :meth:`chunk` is O(1) after the first call per phase.
+
+        >>> from schedcc.planner.model import preset
+        >>> from schedcc.planner.space import Candidate, Settings
+        >>> from schedcc.target import load_target
+        >>> from schedcc.training.costs import cluster_of
+        >>> a100 = cluster_of(load_target("dgx-a100"))
+        >>> s = LayerSchedules(preset("gpt3-175b"), Candidate(1, 8, 8, microbatch=1, schedule="1f1b"), Settings(), a100)
+        >>> s.chunk(12) == chunk_times(preset("gpt3-175b"), Candidate(1, 8, 8, microbatch=1, schedule="1f1b"),
+        ...                            Settings(), a100, 12)
+        True
+    """
+
+    def __init__(self, model, cand, settings, cluster):
+        from schedcc.planner.frameworks import framework, sharding
+        self.L = _Layer(model, cand, settings, cluster)
+        self.sh = sharding(framework(settings.framework), cand, settings)
+        self.zero3 = self.sh.gather in ("layer", "layer-fwd")   # FSDP's per-layer gathers in the layer graph
+        self.transform = OVERLAP_TRANSFORMS[cand.overlap]
+        self.contention = cluster.contention
+        self._ops: dict[str, list[LOp]] = {}
+        self._runs: dict[tuple[str, int], tuple[float, dict[str, float]]] = {}
+
+    def layer(self, phase: str) -> list[LOp]:
+        """One layer's operators in *phase* ("forward", "backward", "embedding-f", ...)."""
+        ops = self._ops.get(phase)
+        if ops is None:
+            L = self.L
+            if phase in ("forward", "backward"):
+                ops = L.forward() if phase == "forward" else L.backward()
+                ops = self.transform(ops, phase, L)
+                ops = L.zero3(ops, phase, self.sh) if self.zero3 else ops
+            else:
+                kind, grad = phase.split("-")
+                ops = (L.embedding if kind == "embedding" else L.head)(grad == "b")
+            self._ops[phase] = ops
+        return ops
+
+    def run(self, phase: str, n: int) -> tuple[float, dict[str, float]]:
+        """*n* layers of *phase* chained and scheduled (memoised)."""
+        key = (phase, n)
+        got = self._runs.get(key)
+        if got is None:
+            ops = self.layer(phase)
+            got = self._runs[key] = _schedule([ops] * n, self.contention)
+        return got
+
+    def chunk(self, layers: int, first: bool = False, last: bool = False) -> ChunkTimes:
+        """:func:`chunk_times` of a chunk of *layers* layers."""
+        fwd, pf = _extrapolate(lambda n: self.run("forward", n), layers)
+        bwd, pb = _extrapolate(lambda n: self.run("backward", n), layers)
+        extras = []
+        if first:
+            extras += ["embedding-f", "embedding-b"]
+        if last:
+            extras += ["head-f", "head-b"]
+        parts = {k: pf.get(k, 0.0) + pb.get(k, 0.0) for k in {**pf, **pb}}
+        for phase in extras:
+            t, p = self.run(phase, 1)
+            if phase.endswith("f"):
+                fwd += t
+            else:
+                bwd += t
+            for k, v in p.items():
+                parts[k] = parts.get(k, 0.0) + v
+        return ChunkTimes(fwd, bwd, parts)
+
+
 def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False, last: bool = False) -> ChunkTimes:
     """Forward and backward seconds of a chunk of *layers* layers for one microbatch (module
-    docstring), with the embedding when *first* and the output layer when *last*."""
-    from schedcc.planner.frameworks import framework, sharding
-    L = _Layer(model, cand, settings, cluster)
-    transform = OVERLAP_TRANSFORMS[cand.overlap]
-    sh = sharding(framework(settings.framework), cand, settings)
-    per_layer = sh.gather in ("layer", "layer-fwd")
-
-    def layer(phase: str) -> list[LOp]:
-        ops = L.forward() if phase == "forward" else L.backward()
-        ops = transform(ops, phase, L)
-        return L.zero3(ops, phase, sh) if per_layer else ops
-
-    contention = cluster.contention
-    fwd, pf = _extrapolate(lambda n: [layer("forward") for _ in range(n)], layers, contention)
-    bwd, pb = _extrapolate(lambda n: [layer("backward") for _ in range(n)], layers, contention)
-    extras = []
-    if first:
-        extras += [(L.embedding(False), "f"), (L.embedding(True), "b")]
-    if last:
-        extras += [(L.head(False), "f"), (L.head(True), "b")]
-    parts = {k: pf.get(k, 0.0) + pb.get(k, 0.0) for k in {**pf, **pb}}
-    for ops, phase in extras:
-        t, p = _schedule([ops], contention)
-        if phase == "f":
-            fwd += t
-        else:
-            bwd += t
-        for k, v in p.items():
-            parts[k] = parts.get(k, 0.0) + v
-    return ChunkTimes(fwd, bwd, parts)
+    docstring), with the embedding when *first* and the output layer when *last*. A search
+    shares a :class:`LayerSchedules` between its candidates instead."""
+    return LayerSchedules(model, cand, settings, cluster).chunk(layers, first, last)
 
 
 def overlap_names() -> tuple[str, ...]:

@@ -172,3 +172,21 @@ def register() -> None:
 
 
 register()
+
+
+def chosen_chunks(model, cand, settings, cluster) -> dict[str, int]:
+    """The chunk count ``K`` each phase of every layer runs with (``{"forward": 2, "backward": 4}``;
+    1: not chunked) for *cand*'s ``overlap``: what ``auto`` chose by scheduling one layer, or the
+    pinned ``tpK``; empty with ``tp = 1`` or ``overlap = none``. Every layer of the model is alike,
+    so one choice per phase is the choice of every layer. O(one layer's probe per phase)."""
+    from schedcc.planner.layer import _Layer
+    if cand.tp <= 1 or cand.overlap == "none":
+        return {}
+    if cand.overlap != "auto":
+        k = int(cand.overlap[2:])
+        return {"forward": k, "backward": k}
+    layer = _Layer(model, cand, settings, cluster)
+    auto = OVERLAP_TRANSFORMS["auto"]
+    auto(layer.forward(), "forward", layer)
+    auto(layer.backward(), "backward", layer)
+    return dict(layer.__dict__["_overlap_auto_choice"])

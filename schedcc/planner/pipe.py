@@ -42,6 +42,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from schedcc.planner.frameworks import bucket_plan, framework, sharding
@@ -169,6 +170,49 @@ class StepEval:
     nodes: int = 0
 
 
+def transfer_s(cand, cluster, model) -> float:
+    """Seconds of one activation (or its gradient) sent to the next pipeline rank."""
+    stride = cand.tp * cand.cp * cand.dp
+    act = cand.microbatch * model.seq / cand.cp * model.hidden * 2 / cand.tp
+    xfer = cluster.collective_time("send", act, 2, stride)
+    if not cand.sp and cand.tp > 1 and stride >= cluster.devices_per_node:
+        xfer += cluster.collective_time("allgather", act * cand.tp, cand.tp, 1)  # scatter/gather: NVLink all-gather
+    return xfer
+
+
+def optimizer_s(cand, cluster, stage_params, rank: int, sharded: bool | None = None) -> float:
+    """Seconds of pipeline rank *rank*'s optimizer step (memory-bound, module docstring); *sharded*:
+    the optimizer state is sharded over the ``dp x cp`` ranks (default: ZeRO >= 1)."""
+    p, shard = cand.pp, cand.dp * cand.cp
+    sharded = cand.zero >= 1 if sharded is None else sharded
+    held = sum(stage_params[s] for s in range(len(stage_params)) if s % p == rank) / (shard if sharded else 1)
+    return stream_time(cluster, held * OPTIMIZER_BYTES_PER_PARAM)
+
+
+def step_lower_bound(cand, cluster, model, durations, stage_params, m: int, sh=None) -> float:
+    """A lower bound on :func:`evaluate_step`'s step, without scheduling: on each rank ``r``, its
+    first forward waits for microbatch 0's forwards through the stages before it (and their
+    transfers), then its ``m`` forwards and backwards run one after another; after its last
+    backward come its optimizer step, or microbatch ``m - 1``'s backwards down to stage 0 and
+    rank 0's optimizer step (not for zero-bubble schedules, whose weight gradients may come
+    last). Stages may hold different layers (``trim``): each rank's own durations count. ZeRO-2's
+    backwards, lengthened in the graph under their own reductions, count at their level-1
+    length here (still a bound). *sh*: the data-parallel behaviour (its optimizer sharding;
+    default: ZeRO >= 1 shards). O(pp x virtual)."""
+    p = cand.pp
+    n = len(durations)
+    xt = transfer_s(cand, cluster, model) if p > 1 else 0.0
+    opt = [optimizer_s(cand, cluster, stage_params, r, sh.optimizer_sharded if sh else None) for r in range(p)]
+    zb = cand.schedule.startswith("zb")
+    best = 0.0
+    for r in range(p):
+        busy = m * sum(durations[s][0] + durations[s][1] for s in range(r, n, p))
+        head = sum(durations[s][0] for s in range(r)) + r * xt
+        tail = math.inf if zb else sum(durations[s][1] for s in range(r)) + r * xt + opt[0]
+        best = max(best, head + busy + (opt[r] if zb else max(opt[r], tail)))
+    return best
+
+
 def step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh=None):
     """The level-2 graph. *durations*: stage -> (f, b, i, w) seconds; *stage_params*:
     stage -> parameters per tensor-parallel shard; *sh*: the data-parallel behaviour
@@ -218,12 +262,7 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
             d = op.latency + ticks(cluster.contention * _under(op.latency / 1e9, shares, times))
             ops[n] = op._replace(latency=d, occupancy=d)
     # activations and gradients between stages
-    stride = cand.tp * cand.cp * cand.dp
-    act = cand.microbatch * model.seq / cand.cp * model.hidden * 2 / cand.tp
-    xfer = cluster.collective_time("send", act, 2, stride)
-    if not cand.sp and cand.tp > 1 and stride >= cluster.devices_per_node:
-        xfer += cluster.collective_time("allgather", act * cand.tp, cand.tp, 1)  # scatter/gather: NVLink all-gather
-    xt = ticks(xfer)
+    xt = ticks(transfer_s(cand, cluster, model))
     pp_units = [(f"r{r}:pp",) for r in range(p)]
 
     def link(src: int, dst: int, r_src: int, r_dst: int) -> None:
@@ -272,12 +311,11 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops
-    optimizer_s = 0.0
+    slowest_optimizer = 0.0
     for r in range(p):
         stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
-        held = sum(stage_params[s] for s in stages) / (shard if sh.optimizer_sharded else 1)
-        dur = stream_time(cluster, held * OPTIMIZER_BYTES_PER_PARAM)
-        optimizer_s = max(optimizer_s, dur)
+        dur = optimizer_s(cand, cluster, stage_params, r, sh.optimizer_sharded)
+        slowest_optimizer = max(slowest_optimizer, dur)
         o = node(f"optimizer{r}", f"r{r}:c", dur)
         dep(last_of_rank[r], o, 0, "ORDER")
         for g in opt_time.get(r, ()):
@@ -294,7 +332,7 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                     for g in gathers:
                         dep(o, g)
     units = tuple(sorted({op.units[0] for op in ops}))
-    return SchedGraph(tuple(ops), tuple(deps), Machine("pipeline", max(len(ops), 1), units)), optimizer_s
+    return SchedGraph(tuple(ops), tuple(deps), Machine("pipeline", max(len(ops), 1), units)), slowest_optimizer
 
 
 def _under(dur: float, shares: list[float], times: list[float]) -> float:
@@ -373,7 +411,7 @@ def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: in
 
 
 def _scheduled(cand, settings, cluster, model, lists, durations, stage_params, sh=None) -> StepEval:
-    graph, optimizer_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh)
+    graph, opt_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh)
     prio = [-i for i in range(len(graph.ops))]
     sched = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule
     start = sched.cycle
@@ -399,4 +437,4 @@ def _scheduled(cand, settings, cluster, model, lists, durations, stage_params, s
             total += x
         exposed[r] = total
     worst = max(exposed, key=exposed.get) if exposed else 0
-    return StepEval(end / 1e9, busy, exposed, by_channel.get(worst, {}), optimizer_s, len(graph.ops))
+    return StepEval(end / 1e9, busy, exposed, by_channel.get(worst, {}), opt_s, len(graph.ops))

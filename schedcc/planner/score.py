@@ -3,8 +3,8 @@
 :func:`score` checks the candidate's memory per GPU (:mod:`.memory`, with the
 microbatches its schedule keeps in flight counted on its action lists); a
 candidate that does not fit is reported with the term that overflows and is
-not scheduled. Otherwise level 1 (:func:`.layer.chunk_times`, cached per
-chunk shape: candidates that differ only in dp or the schedule share it) gives
+not scheduled. Otherwise level 1 (:class:`.layer.LayerSchedules`, one per
+layer shape: candidates that differ only in dp, pp or the schedule share its layer schedules) gives
 each model chunk's forward and backward, level 2 (:func:`.pipe.evaluate_step`)
 schedules the step, and :class:`Scored` carries the numbers the table shows:
 
@@ -37,10 +37,10 @@ from schedcc.target import Target, load_target
 from schedcc.training.costs import Cluster, cluster_of
 from schedcc.training.pipeline_graph import StageCosts
 from schedcc.planner import overlap as _overlap  # noqa: F401  registers tp2/tp4/tp8/auto in layer's table
-from schedcc.planner.layer import ChunkTimes, chunk_times
+from schedcc.planner.layer import ChunkTimes, LayerSchedules
 from schedcc.planner.frameworks import framework, sharding
 from schedcc.planner.memory import Memory, fewest_recomputed_layers, memory_of
-from schedcc.planner.pipe import evaluate_step, inflight_closed_form
+from schedcc.planner.pipe import evaluate_step, inflight_closed_form, step_lower_bound
 from schedcc.planner.space import TRIMS, Candidate, Settings, stage_layers
 
 
@@ -60,6 +60,7 @@ class Context:
         self.settings = settings or Settings()
         self.framework = framework(self.settings.framework)
         self.cache: dict[tuple, ChunkTimes] = {}
+        self.layers: dict[tuple, LayerSchedules] = {}   # per layer shape: shared by every chunk length
 
     def sharding(self, cand: Candidate):
         return sharding(self.framework, cand, self.settings)
@@ -78,11 +79,15 @@ class Context:
             return ChunkTimes(mix(a.f, b.f), mix(a.b, b.b),
                               {k: mix(a.parts.get(k, 0.0), b.parts.get(k, 0.0)) for k in {**a.parts, **b.parts}})
         per_layer = cand.zero >= 3 and cand.pp == 1 and cand.dp * cand.cp > 1   # FSDP's gathers in the layer graph
-        key = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, per_layer, per_layer and cand.reshard,
-               cand.dp if per_layer else 0, cand.overlap, layers, first, last)
+        shape = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, per_layer, per_layer and cand.reshard,
+                 cand.dp if per_layer else 0, cand.overlap)
+        key = shape + (layers, first, last)
         t = self.cache.get(key)
         if t is None:
-            t = self.cache[key] = chunk_times(self.model, cand, self.settings, self.cluster, layers, first, last)
+            sched = self.layers.get(shape)
+            if sched is None:
+                sched = self.layers[shape] = LayerSchedules(self.model, cand, self.settings, self.cluster)
+            t = self.cache[key] = sched.chunk(layers, first, last)
         return t
 
 
@@ -171,8 +176,34 @@ def choose_trim(cand: Candidate, ctx: Context, m: int) -> int:
     return best[1] if best else 0
 
 
+@dataclass
+class Prepared:
+    """A candidate that fits, with its level-1 chunk times and a lower bound on its step
+    (:func:`~.pipe.step_lower_bound`: each rank's compute back to back after the pipeline's fill,
+    then its drain and optimizer step; no scheduling); :func:`finish` schedules the step."""
+
+    candidate: Candidate
+    microbatches: int
+    layers: tuple[int, ...]
+    memory_per_gpu_bytes: float
+    memory_terms: dict[str, float]
+    times: dict[int, ChunkTimes]
+    bound_s: float
+
+
+BOUND_SLACK = 1e-3   # the bound is lowered by this share: level 2 rounds durations to whole nanoseconds
+
+
 def score(cand: Candidate, ctx: Context) -> Scored:
-    """Score *cand* in *ctx* (module docstring)."""
+    """Score *cand* in *ctx* (module docstring): :func:`prepare`, then :func:`finish`."""
+    p = prepare(cand, ctx)
+    return p if isinstance(p, Scored) else finish(p, ctx)
+
+
+def prepare(cand: Candidate, ctx: Context) -> Scored | Prepared:
+    """Memory and level 1 of *cand*: a :class:`Scored` when it does not fit (or is a partial
+    recomputation that is not needed), else a :class:`Prepared` with the compute lower bound of
+    its step (``bound_s <= finish(...).step_time_s``, tested). O(level 1, cached per shape)."""
     model, cl, st = ctx.model, ctx.cluster, ctx.settings
     m = cand.microbatches(ctx.global_batch)
     if cand.trim < 0:
@@ -190,19 +221,37 @@ def score(cand: Candidate, ctx: Context) -> Scored:
         cand = replace(cand, recompute_layers=n)
     else:
         mem = ctx.memory(cand, per_rank_layers, inflight)
-    base = dict(candidate=cand, microbatches=m, memory_per_gpu_bytes=mem.total, memory_terms=mem.terms)
     if not mem.fits:
-        return Scored(feasible=False, reason=mem.overflow(), **base)
+        return Scored(cand, False, mem.overflow(), m, mem.total, mem.terms)
     times = {s: ctx.chunk(cand, layers[s], s == 0, s == chunks - 1) for s in range(chunks)}
+    bound = step_lower_bound(cand, cl, model, _durations(times), _stage_params(model, cand, layers), m,
+                             ctx.sharding(cand))
+    return Prepared(cand, m, layers, mem.total, mem.terms, times, bound * (1 - BOUND_SLACK))
+
+
+def _durations(times: dict[int, ChunkTimes]) -> dict[int, tuple[float, float, float, float]]:
+    """Stage -> (forward, backward, input gradient, weight gradient) seconds."""
+    out = {}
+    for s, t in times.items():
+        w = t.parts.get("wgrad", 0.0)
+        out[s] = (t.f, t.b, t.b - w, w)
+    return out
+
+
+def finish(p: Prepared, ctx: Context) -> Scored:
+    """Level 2 of a prepared candidate: the step scheduled, and the metrics. O(level 2)."""
+    model, cl, st = ctx.model, ctx.cluster, ctx.settings
+    cand, m, layers, times = p.candidate, p.microbatches, p.layers, p.times
+    chunks = len(layers)
+    base = dict(candidate=cand, microbatches=m, memory_per_gpu_bytes=p.memory_per_gpu_bytes,
+                memory_terms=p.memory_terms)
     mid = times[chunks // 2]
     us = lambda x: max(1, round(x * 1e6))  # noqa: E731
     costs = StageCosts(f=us(mid.f), b=us(mid.b), i=us(mid.b - mid.parts.get("wgrad", 0)),
                        w=us(mid.parts.get("wgrad", 0)))
-    durations = {}
-    for s, t in times.items():
-        w = t.parts.get("wgrad", 0.0)
-        durations[s] = (t.f, t.b, t.b - w, w)
-    ev = evaluate_step(cand, st, cl, model, durations, _stage_params(model, cand, layers), m, costs, ctx.sharding(cand))
+    durations = _durations(times)
+    ev = evaluate_step(cand, st, cl, model, durations, _stage_params(model, cand, layers), m, costs,
+                       ctx.sharding(cand))
     step = ev.step
     flops = model.model_flops(ctx.global_batch)
     tflops = flops / step / ctx.gpus / 1e12

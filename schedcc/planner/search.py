@@ -9,6 +9,9 @@ step time, then the infeasible ones by how far they overflow. Candidates are
 sent in chunks that share their level-1 shapes, so each worker's cache serves
 a whole chunk; scoring is a pure function of the candidate, so every backend
 returns the same numbers, and the ranking breaks ties by the candidate itself.
+Level 2, the costly part, runs in order of each candidate's lower bound and
+stops when no bound left can enter the best ``keep`` (:func:`_search`), unless
+``exhaustive``.
 
 The summary follows UniAP's: the best and second-best throughput, the median
 and the slowest feasible candidate, how many were infeasible, the search
@@ -33,13 +36,14 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.planner.memory import gib
-from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Scored, score
+from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Prepared, Scored, finish, prepare, score
 from schedcc.planner.space import Candidate, Settings, check_framework, enumerate_space, parse_fix
 from schedcc.planner.layer import overlap_names
 
 PROGRESS_AFTER_S = 2.0   # a progress bar appears when a search runs longer than this (on a terminal)
+PROGRESS_EVERY_S = 5.0   # elsewhere (a log, a pipe), a progress line this often
 
 
 @dataclass
@@ -59,6 +63,10 @@ class PlanResult:
     peak_flops: float = 0.0
     removed: dict[str, list] = field(default_factory=dict)   # rule -> [count, example]
     without_overlap: Scored | None = None   # the winner scored again with overlap=none (what overlap gained)
+    context: Context | None = field(default=None, repr=False, compare=False)  # model, cluster, settings (emitters)
+    pruned: int = 0            # candidates that fit but whose lower bound kept them out of the best (not scheduled)
+    pruned_bound_s: float = 0.0   # the least lower bound among them: none of them is faster
+    band: bool = False         # the search also kept every candidate within PRUNE_BAND x the best
 
     @property
     def feasible(self) -> list[Scored]:
@@ -83,7 +91,8 @@ class PlanResult:
     def to_json(self, top: int | None = None) -> dict:
         shown = self.candidates if top is None else self.candidates[:top]
         return {"model": self.model, "target": self.target, "gpus": self.gpus, "global_batch": self.global_batch,
-                "searched": self.searched, "infeasible": self.infeasible, "search_time_s": self.search_time_s,
+                "searched": self.searched, "infeasible": self.infeasible, "pruned": self.pruned,
+                "search_time_s": self.search_time_s,
                 "backend": self.backend, "summary": self.summary(),
                 "removed_by_rules": {k: {"count": v[0], "example": v[1]} for k, v in self.removed.items()},
                 "candidates": [c.to_json() for c in shown]}
@@ -119,36 +128,60 @@ def _init(model, target, gpus, global_batch, settings) -> None:
     _CTX = Context(model, target, gpus, global_batch, settings)
 
 
+def _prepare_chunk(chunk: list[Candidate]) -> list:
+    return [prepare(c, _CTX) for c in chunk]
+
+
+def _finish_chunk(chunk: list[Prepared]) -> list[Scored]:
+    return [finish(p, _CTX) for p in chunk]
+
+
 def _score_chunk(chunk: list[Candidate]) -> list[Scored]:
     return [score(c, _CTX) for c in chunk]
 
 
-def _score_chunk_with(args) -> list[Scored]:
-    model, target, gpus, global_batch, settings, chunk = args
-    ctx = Context(model, target, gpus, global_batch, settings)
-    return [score(c, ctx) for c in chunk]
+WORK = {"prepare": _prepare_chunk, "finish": _finish_chunk, "score": _score_chunk}
+
+
+def _ray_task(args) -> list:
+    work, model, target, gpus, global_batch, settings, chunk = args
+    _init(model, target, gpus, global_batch, settings)
+    return WORK[work](chunk)
 
 
 class _Progress:
-    """A progress bar on stderr, shown only on a terminal and only after PROGRESS_AFTER_S."""
+    """Progress on stderr: a bar on a terminal after PROGRESS_AFTER_S; elsewhere (a log, a
+    pipe, CI) a line every PROGRESS_EVERY_S (every PROGRESS_AFTER_S when forced on).
+    *enabled*: None (auto), True (on) or False (off)."""
 
     def __init__(self, total: int, enabled: bool | None):
         self.total, self.done, self.t0 = total, 0, time.perf_counter()
-        self.on = sys.stderr.isatty() if enabled is None else enabled
+        self.tty = sys.stderr.isatty()
+        self.on = enabled is not False
+        self.every = PROGRESS_AFTER_S if enabled else PROGRESS_EVERY_S
+        self.last = self.t0
         self.shown = False
 
     def advance(self, n: int) -> None:
         self.done += n
         if not self.on:
             return
-        elapsed = time.perf_counter() - self.t0
+        now = time.perf_counter()
+        elapsed = now - self.t0
+        frac = self.done / self.total if self.total else 1
+        eta = elapsed / frac - elapsed if frac else 0
+        if not self.tty:
+            if now - self.last >= self.every and self.done < self.total:
+                sys.stderr.write(f"schedcc plan: scored {self.done:,} of {self.total:,} candidates ({frac:.0%}), "
+                                 f"{elapsed:.0f} s, about {eta:.0f} s left\n")
+                sys.stderr.flush()
+                self.last = now
+            return
         if elapsed < PROGRESS_AFTER_S and self.done < self.total:
             return
         if not self.shown and self.done >= self.total:
             return
         width = 30
-        frac = self.done / self.total if self.total else 1
-        eta = elapsed / frac - elapsed if frac else 0
         bar = "#" * int(width * frac) + "." * (width - int(width * frac))
         sys.stderr.write(f"\rscoring [{bar}] {self.done}/{self.total} candidates, {elapsed:.0f} s"
                          + (f", ~{eta:.0f} s left" if self.done < self.total else "") + "   ")
@@ -161,67 +194,160 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run_processes(cands, model, target, gpus, batch, settings, workers, progress) -> list[Scored]:
-    chunks = _chunks(cands, max(1, min(16, math.ceil(len(cands) / (4 * max(workers, 1))))))
-    if workers <= 1:
-        _init(model, target, gpus, batch, settings)
-        out = []
-        for ch in chunks:
-            out += _score_chunk(ch)
-            progress.advance(len(ch))
-        return out
-    import concurrent.futures as cf
-    import multiprocessing as mp
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    out = []
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init,
-                                initargs=(model, target, gpus, batch, settings)) as pool:
-        futures = [pool.submit(_score_chunk, ch) for ch in chunks]
-        for fut in cf.as_completed(futures):
-            res = fut.result()
-            out += res
-            progress.advance(len(res))
-    return out
+class _Pool:
+    """Runs a WORK function over chunks: in this process (*workers* <= 1) or in worker processes
+    (each with its own :class:`Context` and level-1 cache), as lists in completion order."""
+
+    def __init__(self, model, target, gpus, batch, settings, workers):
+        self.workers, self.pool = workers, None
+        if workers <= 1:
+            _init(model, target, gpus, batch, settings)
+            return
+        import concurrent.futures as cf
+        import multiprocessing as mp
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init,
+                                           initargs=(model, target, gpus, batch, settings))
+
+    def map(self, work: str, chunks: list[list]):
+        if self.pool is None:
+            for ch in chunks:
+                yield WORK[work](ch)
+            return
+        import concurrent.futures as cf
+        for fut in cf.as_completed([self.pool.submit(WORK[work], ch) for ch in chunks]):
+            yield fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
-def _run_ray(cands, model, target, gpus, batch, settings, address, progress) -> list[Scored]:
+# Seconds allowed to reach and join a Ray cluster at an address: Ray itself retries an
+# unreachable one for about a minute, and one that answers but is not Ray for ever.
+REACH_TIMEOUT = 5.0
+JOIN_TIMEOUT = 30.0
+
+
+def check_ray_address(address: str, reach: float = REACH_TIMEOUT, join: float = JOIN_TIMEOUT) -> None:
+    """Refuse, within seconds, a Ray *address* (``HOST:PORT`` or ``ray://HOST:PORT``) nothing
+    answers at (a TCP connection within *reach* seconds), or where joining does not succeed
+    within *join* seconds (tried in a child process, which is stopped at the deadline)."""
+    import socket
+    import subprocess
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SchedccError(f"--ray {address}: expected auto or HOST:PORT, e.g. 10.0.0.1:6379 or ray://10.0.0.1:10001")
     try:
-        import ray
-    except ImportError:
-        raise SchedccError("--ray needs Ray, which is not installed",
-                           notes=["install the extra: pip install 'schedcc[ray]'"]) from None
-    started = False
-    if not ray.is_initialized():
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=reach):
+            pass
+    except OSError as err:
+        raise SchedccError(f"--ray {address}: nothing answers at {host}:{port} within {reach:g} s "
+                           f"({err.strerror or type(err).__name__})",
+                           notes=["start the cluster's head with 'ray start --head', or use --ray auto"]) from None
+    code = ("import sys, ray\nray.init(address=sys.argv[1], include_dashboard=False, log_to_driver=False, "
+            "logging_level='ERROR')\nray.shutdown()\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, timeout=join)
+    except subprocess.TimeoutExpired:
+        raise SchedccError(f"--ray {address}: could not join the Ray cluster within {join:g} s",
+                           notes=[f"something answers at {host}:{port}, but not as a Ray cluster's head "
+                                  "(its GCS port, 6379 by default)"]) from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["Ray failed"])[-1]
+        raise SchedccError(f"--ray {address}: cannot join the Ray cluster: {last[:200]}")
+
+
+class _RayPool:
+    """Runs a WORK function over chunks as tasks on Ray (``"auto"`` starts or joins a local Ray;
+    an address joins that cluster, checked before by :func:`check_ray_address`); each task
+    builds its own :class:`Context`."""
+
+    def __init__(self, model, target, gpus, batch, settings, address):
         try:
-            if address == "auto":
-                try:
-                    ray.init(address="auto", include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-                except (ConnectionError, RuntimeError, ValueError):
-                    ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-            else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-        except Exception as err:  # a wrong address, an unreachable cluster
-            raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
-        started = True
-    try:
-        remote = ray.remote(_score_chunk_with)
-        chunks = _chunks(cands, max(1, min(32, math.ceil(len(cands) / 16))))
-        pending = [remote.remote((model, target, gpus, batch, settings, ch)) for ch in chunks]
-        out = []
+            import ray
+        except ImportError:
+            raise SchedccError("--ray needs Ray, which is not installed",
+                               notes=["install the extra: pip install 'schedcc[ray]'"]) from None
+        self.ray, self.started, self.args = ray, False, (model, target, gpus, batch, settings)
+        if not ray.is_initialized():
+            try:
+                if address == "auto":
+                    try:
+                        ray.init(address="auto", include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+                    except (ConnectionError, RuntimeError, ValueError):
+                        ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+                else:
+                    ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+            except Exception as err:  # a wrong address, an unreachable cluster
+                raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
+            self.started = True
+        self.remote = ray.remote(_ray_task)
+
+    def map(self, work: str, chunks: list[list]):
+        pending = [self.remote.remote((work, *self.args, ch)) for ch in chunks]
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            res = ray.get(done[0])
+            done, pending = self.ray.wait(pending, num_returns=1)
+            yield self.ray.get(done[0])
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+
+
+PRUNE_BAND = 1.5   # band=True: every candidate that could come within this factor of the best (the picture's band)
+
+
+def _limit(steps: list[float], keep: int, band: bool) -> float:
+    """The step a candidate's lower bound must not exceed to be scheduled."""
+    kth = steps[-1] if len(steps) >= keep else math.inf
+    return max(kth, PRUNE_BAND * steps[0]) if band and steps else kth
+
+
+def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chunk: int, batch: int):
+    """Score *cands* on *pool*: memory and level 1 for all (:func:`~.score.prepare`), then level 2
+    (:func:`~.score.finish`) in order of the prepared candidates' lower bounds, until the next
+    bound exceeds the *keep*-th best step scheduled so far (with *band*, also
+    :data:`PRUNE_BAND` x the best): no candidate left can enter the top *keep* (or the band of
+    real choices). Level 2 runs
+    in batches of *batch* candidates, the limit updated between them; at the end, the candidates
+    scheduled on the way whose bound exceeds the final limit are counted with the pruned ones,
+    so every pool size returns the same candidates. Returns (scored, pruned)."""
+    out: list[Scored] = []
+    ready: list[Prepared] = []
+    for res in pool.map("prepare", _chunks(cands, chunk)):
+        for r in res:
+            (out if isinstance(r, Scored) else ready).append(r)
+        progress.advance(sum(isinstance(r, Scored) for r in res))
+    ready.sort(key=lambda p: (p.bound_s, p.candidate))
+    steps: list[float] = []   # the best *keep* steps so far, ascending
+    i = 0
+    while i < len(ready):
+        if not exhaustive and steps:
+            if ready[i].bound_s > _limit(steps, keep, band):
+                break
+        part = ready[i:i + batch]
+        i += len(part)
+        size = max(1, math.ceil(len(part) / max(1, batch // 2)))
+        for res in pool.map("finish", [part[j:j + size] for j in range(0, len(part), size)]):
             out += res
+            steps = sorted(steps + [s.step_time_s for s in res if s.feasible])[:keep]
             progress.advance(len(res))
-        return out
-    finally:
-        if started:
-            ray.shutdown()
+    pruned = ready[i:]
+    progress.advance(len(pruned))
+    if not exhaustive and steps:
+        # the final limit is below every limit used on the way: what it keeps, every pool size scheduled
+        limit = _limit(steps, keep, band)
+        bound = {p.candidate: p.bound_s for p in ready[:i]}
+        late = {c for c, b in bound.items() if b > limit}
+        pruned += [p for p in ready[:i] if p.candidate in late]
+        out = [s for s in out if s.candidate not in late]
+    return out, pruned
 
 
 def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settings | None = None,
          workers: int | None = None, ray: str | None = None, progress: bool | None = None,
-         explain: bool = False) -> PlanResult:
+         explain: bool = False, keep: int = 10, band: bool = False, exhaustive: bool = False) -> PlanResult:
     """Search every configuration of *model* on *gpus* devices of *target* (a cluster model
     name like ``dgx-h100``, a :class:`~schedcc.target.Target` or a
     :class:`~schedcc.training.costs.Cluster`) for *global_batch* sequences per step.
@@ -231,13 +357,25 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     and prices it as Megatron-LM runs it: :mod:`schedcc.planner.frameworks`); *workers*
     processes score in
     parallel (default: the number of cores; 1: in this process); *ray* scores on Ray
-    instead; *progress* forces the progress bar on or off (default: on a terminal). With
+    instead; *progress* forces progress on stderr on or off (default: a bar on a terminal, a line every
+    few seconds elsewhere: a log, a pipe). With
     *explain*, the winner is scored once more with ``overlap=none`` (``without_overlap``:
-    what its overlap gained, for ``--explain``)."""
+    what its overlap gained, for ``--explain``).
+
+    Every candidate's memory and level 1 are computed; the pipeline step is scheduled only for
+    those whose lower bound lets them enter the best *keep* (with *band*, also those that
+    could come within :data:`PRUNE_BAND` x the best step: the Pareto picture's band)
+    (:func:`_search`): the best *keep* (and every candidate in the band) are exactly what
+    scheduling all of them gives; the others are counted in ``pruned``, not ranked.
+    *exhaustive* schedules every candidate that fits."""
     t0 = time.perf_counter()
     model.check()
     settings = settings or Settings()
     fix = parse_fix(fix)
+    check_range(keep, 1, 1_000_000, "keep", integer=True)
+    joined = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    if ray and ray != "auto" and not joined:
+        check_ray_address(ray)  # within seconds, before any work
     ctx = Context(model, target, gpus, global_batch, settings)
     check_framework(ctx.framework, fix, settings.attention)
     space = enumerate_space(model, gpus, global_batch, ctx.cluster.devices_per_node, fix, overlap_names(),
@@ -245,17 +383,24 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     cands = space.candidates
     bar = _Progress(len(cands), progress)
     workers = os.cpu_count() or 1 if workers is None else workers
+    workers = min(workers, max(1, len(cands)))
     target_arg = ctx.cluster   # a Cluster pickles: workers need no target files
+    args = (model, target_arg, gpus, global_batch, settings)
+    pool = None
     try:
         if ray:
-            scored = _run_ray(cands, model, target_arg, gpus, global_batch, settings, ray, bar)
-            backend = "ray"
+            pool = _RayPool(*args, ray)
+            chunk, batch, backend = max(1, min(32, math.ceil(len(cands) / 16))), 32, "ray"
         else:
-            scored = _run_processes(cands, model, target_arg, gpus, global_batch, settings,
-                                    min(workers, max(1, len(cands))), bar)
+            pool = _Pool(*args, workers)
+            chunk = max(1, min(16, math.ceil(len(cands) / (4 * workers))))
+            batch = 1 if workers <= 1 else 4 * workers
             backend = "processes" if workers > 1 else "in-process"
+        scored, pruned = _search(cands, pool, bar, keep, band, exhaustive, chunk, batch)
     finally:
         bar.close()
+        if pool is not None:
+            pool.close()
     redundant = [s for s in scored if s.reason == PARTIAL_NOT_NEEDED]
     if redundant:
         scored = [s for s in scored if s.reason != PARTIAL_NOT_NEEDED]
@@ -267,7 +412,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     infeasible = sum(1 for s in scored if not s.feasible)
     name = getattr(target, "name", target) if not isinstance(target, str) else target
     res = PlanResult(scored, len(scored), infeasible, time.perf_counter() - t0, gpus, global_batch,
-                     str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed)
+                     str(name), model.name, backend, ctx.cluster.memory_capacity, ctx.cluster.peak_flops, space.removed,
+                     context=ctx, pruned=len(pruned), pruned_bound_s=min((p.bound_s for p in pruned), default=0.0),
+                     band=band)
     if scored and infeasible == len(scored):
         _too_large(res, model, ctx, fix)
     if explain and res.best.feasible and res.best.candidate.overlap != "none":

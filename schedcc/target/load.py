@@ -24,8 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from schedcc.errors import SchedccError, located
-from schedcc.fileio import decode_text
+from schedcc.errors import MAX_NESTING, SchedccError, check_nesting, located
+from schedcc.fileio import decode_text, note_input
 from schedcc.ir import Loc
 from schedcc.resources import targets_dir
 from schedcc.target.formula import Formula, FormulaError
@@ -51,8 +51,12 @@ class _Validator:
 
     def fail(self, key: str, message: str) -> SchedccError:
         loc = key_location(self.text, key, self.path) if self.text is not None else None
-        if loc is None:
+        if loc is None and self.text is None:
             return SchedccError(f"{self.path}: key '{key}': {message}")
+        if loc is None:  # a table that is not there: the file's start
+            lines = self.text.splitlines()
+            return SchedccError(f"key '{key}': {message}", Loc(self.path, 1, 1),
+                                source_line=lines[0] if lines else None)
         line = self.text.splitlines()[loc.line - 1]
         word = key.rsplit(".", 1)[-1]
         width = len(word) if line[loc.col - 1:loc.col - 1 + len(word)] == word else 1
@@ -141,17 +145,54 @@ def key_location(text: str, key: str, path: str) -> Loc | None:
 
 def parse_target(text: str, path: str = "<target>") -> Target:
     """Build a :class:`Target` from TOML *text*; errors name *path* and the key."""
+    return target_from_data(read_toml(text, path), path, text)
+
+
+def read_toml(text: str, path: str) -> dict[str, Any]:
+    """The tables of the TOML *text*, with located errors: a syntax error (at the end of
+    the file: its last line and column), brackets or dotted keys nested more than
+    :data:`~schedcc.errors.MAX_NESTING` deep (tomllib and every reader after it recurse)."""
+    check_nesting(text, path, "[]{}", "\"'", ("#",))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
+        lines = text.splitlines()
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
-        lines = text.splitlines()
-        line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else None
-        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', msg)}", loc,
+        if loc is None and "(at end of document)" in msg:
+            last = text.rstrip("\n").count("\n") + 1 if text.strip() else 1
+            loc = Loc(path, last, len(lines[last - 1]) + 1 if lines else 1)
+        line = lines[loc.line - 1] if loc and 0 < loc.line <= len(lines) else ("" if loc else None)
+        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at (line|end).*', '', msg)}", loc,
                            source_line=line) from None
-    return target_from_data(data, path, text)
+    if _too_deep(data):
+        for number, line in enumerate(text.splitlines(), 1):  # a dotted key or table header
+            head = line.split("=", 1)[0] if not line.lstrip().startswith("[") else line
+            if head.count(".") >= MAX_NESTING:
+                loc = Loc(path, number, len(line) - len(line.lstrip()) + 1)
+                break
+        else:
+            loc = Loc(path, 1, 1)
+        lines = text.splitlines()
+        raise SchedccError(f"keys nested more than {MAX_NESTING} deep", loc,
+                           source_line=lines[loc.line - 1] if loc.line <= len(lines) else None,
+                           notes=[f"schedcc reads tables nested at most {MAX_NESTING} deep"])
+    return data
+
+
+def _too_deep(data: dict) -> bool:
+    """Whether tables nest deeper than MAX_NESTING in *data*. O(size), no recursion."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False
 
 
 def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | None = None) -> Target:
@@ -180,6 +221,8 @@ def target_from_data(data: dict[str, Any], path: str = "<target>", text: str | N
         if isinstance(spec, int) and not isinstance(spec, bool):
             count = spec
         elif isinstance(spec, dict):
+            for extra in spec.keys() - {"count", "description"}:
+                raise v.fail(f"{key}.{extra}", "unknown key (a unit has a count and a description)")
             count = v.get(spec, f"{key}.count", int, 1)
         else:
             raise v.fail(key, "expected a count or a table with 'count'")
@@ -300,6 +343,7 @@ def load_target(name_or_path: str | Target) -> Target:
         return name_or_path
     spec = str(name_or_path)
     if spec.endswith(".toml") or "/" in spec or "\\" in spec:
+        note_input(spec)  # the run's outputs may not replace it
         return _load_file(str(Path(spec)))
     files = {p.stem: p for p in _target_files()}
     if spec in files:

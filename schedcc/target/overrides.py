@@ -20,11 +20,15 @@ import copy
 import difflib
 import tomllib
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_nesting
 from schedcc.target import Target, target_from_data
 
 
-def _value(text: str):
+def _value(text: str, key: str):
+    try:
+        check_nesting(text, "--set", "[]{}", "\"'", ("#",))
+    except SchedccError as err:
+        raise SchedccError(f"--set {key}: {err.message}", notes=err.notes) from None
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -60,7 +64,12 @@ def apply_overrides(target: Target, settings: list[str] | None) -> Target:
             raise SchedccError(f"--set {key}: no key '{leaf}' in {'.'.join(parts[:-1]) or 'the model'}",
                                notes=[f"did you mean {', '.join(close)}?" if close
                                       else f"keys there: {', '.join(table) or 'none'}"])
-        table[leaf] = _value(text.strip())
+        table[leaf] = _value(text.strip(), key)
     label = f"{target.path or target.name} (with --set {' '.join(settings)})"
-    new = target_from_data(data, label)
-    return new
+    try:
+        return target_from_data(data, label)
+    except SchedccError as err:  # say which --set made the model invalid
+        message = err.message.removeprefix(label + ": ")
+        culprit = next((s for s in reversed(settings) if f"key '{s.partition('=')[0].strip()}'" in message),
+                       " ".join(settings))
+        raise SchedccError(f"--set {culprit}: {message}", notes=err.notes) from None

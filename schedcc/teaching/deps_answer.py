@@ -122,7 +122,7 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
 
     for lineno, raw in enumerate(answer.splitlines(), 1):
         line = raw.split("//")[0].strip()
-        if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\d", line)):
+        if not line or line.startswith(";") or (line.startswith("#") and not re.match(r"#\s*[-+]?\d", line)):
             continue
         m, w = _EDGE.match(line), _WEIGHT.match(line)
         loc = Loc(name, lineno, 1)

@@ -28,8 +28,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import MISSING, dataclass, fields, replace
+from pathlib import Path
+from typing import NamedTuple
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.target import Target
 
 TICKS_PER_US = 1000  # schedules count nanoseconds
@@ -65,6 +67,7 @@ class Cluster:
     attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
     memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
     gemm_k_overhead: float = 0.0  # fixed cost of a GEMM tile (pipeline fill, epilogue) in reduction steps
+    net_efficiency: float = 0.0   # fraction of net_bw a collective reaches between nodes (0: comm_efficiency)
     name: str = ""
 
     @property
@@ -120,7 +123,7 @@ class Cluster:
         return self.link_bw * self.comm_efficiency, self.link_latency
 
     def _inter(self) -> tuple[float, float]:
-        return self.net_bw * self.comm_efficiency, self.net_latency
+        return self.net_bw * (self.net_efficiency or self.comm_efficiency), self.net_latency
 
     def collective_time(self, kind: str, size: float, ranks: int, stride: int = 1) -> float:
         """Seconds for collective *kind* on *size* bytes among *ranks* devices *stride* apart.
@@ -179,6 +182,7 @@ _UNITS = {
     "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
     "kib/s": 2**10, "mib/s": 2**20, "gib/s": 2**30, "tib/s": 2**40,
     "gbit/s": 1e9 / 8, "gbps": 1e9 / 8,
+    "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
     "flops": 1, "gflops": 1e9, "tflops": 1e12, "pflops": 1e15,
     "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
     "%": 0.01,
@@ -186,8 +190,10 @@ _UNITS = {
 
 
 def parse_quantity(text: str, key: str = "") -> float:
-    """``200GB/s`` -> 2e11, ``5us`` -> 5e-6, ``989TFLOPS`` -> 9.89e14, ``0.5`` -> 0.5."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%]*)\s*", text)
+    """``200GB/s`` -> 2e11, ``5us`` -> 5e-6, ``989TFLOPS`` -> 9.89e14, ``0.5`` -> 0.5 (a sign, ``nan``
+    and ``inf`` are read too: the range check of :data:`CLUSTER_RANGES` then names the key)."""
+    m = re.fullmatch(r"\s*([-+]?(?:[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?|nan|inf(?:inity)?))\s*([A-Za-z/%]*)\s*",
+                     text, re.IGNORECASE)
     if not m:
         raise SchedccError(f"--set {key}: cannot read '{text}' as a number",
                            notes=["write a number with an optional unit: 200GB/s, 5us, 989TFLOPS, 0.5"])
@@ -198,11 +204,62 @@ def parse_quantity(text: str, key: str = "") -> float:
     return value * (_UNITS[unit] if unit else 1)
 
 
+class Range(NamedTuple):
+    lo: float
+    hi: float
+    why: str
+    integer: bool = False
+    above: bool = False  # lo itself excluded
+
+
+# The range of every number of a [cluster] table (docs/cost-model.md lists them): wide
+# enough for any device built or announced, ending where the cost model stops meaning
+# anything (a fraction above 1, a link faster than any wire) or a count would make a
+# run take minutes; rates and fractions start where a step would take longer than
+# anyone waits (a tenth of a percent of peak, a MB/s).
+CLUSTER_RANGES: dict[str, Range] = {
+    "peak_flops": Range(1e9, 1e18, "FLOP/s per device, from a GFLOP/s to a thousand times an H100's 1e15"),
+    "efficiency": Range(0.001, 1, "a fraction of peak"),
+    "hbm_bw": Range(1e6, 1e15, "bytes/s per device, from a MB/s to 300 times an H100's 3.35e12"),
+    "link_bw": Range(1e6, 1e15, "bytes/s per device and direction, from a MB/s to 2,000 times NVLink's 4.5e11"),
+    "link_latency": Range(0, 1, "seconds per step; real links take microseconds"),
+    "net_bw": Range(1e6, 1e15, "bytes/s per device and direction, from a MB/s to 20,000 times a 400 Gb/s NIC"),
+    "net_latency": Range(0, 1, "seconds per step; real networks take microseconds"),
+    "devices_per_node": Range(1, 1024, "devices in one node; the largest, NVL72, hold 72", integer=True),
+    "nodes": Range(1, 131_072, "nodes; the largest clusters have about 100,000 devices", integer=True),
+    "comm_efficiency": Range(0.001, 1, "a fraction of the link bandwidth"),
+    "net_efficiency": Range(0, 1, "a fraction of net_bw; 0: comm_efficiency's"),
+    "launch_overhead": Range(0, 1, "seconds per operator; launches take microseconds"),
+    "contention": Range(0, 4, "compute at most five times slower under communication; measured slowdowns "
+                              "are 10-40%"),
+    "compute_units": Range(0, 65_536, "SMs or AI cores per device, 0 for no tile model; an H100 has 132",
+                           integer=True),
+    "memory_capacity": Range(0, 1e15, "bytes per device, 0 if not given; a petabyte"),
+    "memory_reserved": Range(0, 1e15, "bytes per device, less than memory_capacity"),
+    "gemm_efficiency": Range(0, 1, "a fraction of peak; 0: use efficiency"),
+    "attention_efficiency": Range(0, 1, "a fraction of peak; 0: gemm_efficiency's"),
+    "memory_efficiency": Range(0.001, 1, "a fraction of hbm_bw"),
+    "gemm_k_overhead": Range(0, 1e6, "reduction steps per wave of tiles; the shipped models use a few hundred"),
+}
+MAX_TILE, MAX_TILES = 65_536, 64  # a GEMM tile's rows or columns; tile shapes listed
+
+
 _FIELDS = {f.name: f for f in fields(Cluster)}
 
 
-def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
-    """Build a :class:`Cluster` from a ``[cluster]`` table; errors name the missing key."""
+def cluster_from_table(table: dict, name: str = "", path: str = "", text: str | None = None) -> Cluster:
+    """Build a :class:`Cluster` from a ``[cluster]`` table: every key checked against
+    :data:`CLUSTER_RANGES`; an error names the key, and its line when the TOML *text* is given."""
+    def fail(key: str, message: str) -> SchedccError:
+        from schedcc.target.load import key_location
+        loc = key_location(text, f"cluster.{key}", path) if text is not None else None
+        if loc is None:
+            return SchedccError(f"{path or name}: key 'cluster.{key}': {message}",
+                                notes=["docs/cost-model.md lists the keys of a cluster model and their ranges"])
+        line = text.splitlines()[loc.line - 1]
+        return SchedccError(f"key 'cluster.{key}': {message}", loc, source_line=line,
+                            width=len(key) if line[loc.col - 1:].startswith(key) else 1)
+
     values = {}
     for key, f in _FIELDS.items():
         if key == "name":
@@ -210,21 +267,31 @@ def cluster_from_table(table: dict, name: str = "", path: str = "") -> Cluster:
         if key not in table:
             if f.default is not MISSING:
                 continue
-            raise SchedccError(f"{path or name}: key 'cluster.{key}': missing",
-                               notes=["docs/cost-model.md lists the keys of a cluster model"])
+            raise fail(key, "missing")
         value = table[key]
         if key == "gemm_tiles":
-            values[key] = parse_tiles(value, f"{path or name}: key 'cluster.gemm_tiles'")
+            try:
+                values[key] = parse_tiles(value, f"key 'cluster.gemm_tiles'")
+            except SchedccError as err:
+                raise fail(key, err.message.removeprefix("key 'cluster.gemm_tiles': ")) from None
             continue
         if f.type == "str":
             if value not in ("ring", "tree"):
-                raise SchedccError(f"{path or name}: key 'cluster.{key}': expected \"ring\" or \"tree\"")
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise SchedccError(f"{path or name}: key 'cluster.{key}': expected a non-negative number, got {value!r}")
-        values[key] = value
-    for key in ("peak_flops", "efficiency", "hbm_bw", "link_bw", "net_bw", "devices_per_node", "nodes"):
-        if key in values and values[key] <= 0:
-            raise SchedccError(f"{path or name}: key 'cluster.{key}': must be positive")
+                raise fail(key, f"expected \"ring\" or \"tree\", got {value!r}")
+            values[key] = value
+            continue
+        r = CLUSTER_RANGES[key]
+        try:
+            values[key] = check_range(value, r.lo, r.hi, "it", integer=r.integer, above=r.above, why=r.why)
+        except SchedccError as err:
+            raise fail(key, err.message.removeprefix("it ")) from None
+    if values.get("memory_reserved", 0) and values["memory_reserved"] >= values.get("memory_capacity", 0):
+        raise fail("memory_reserved", f"must be less than memory_capacity ({values.get('memory_capacity', 0):g}), "
+                                      f"got {values['memory_reserved']:g}")
+    world = values["devices_per_node"] * values["nodes"]
+    if world > CLUSTER_RANGES["nodes"].hi:
+        raise fail("nodes", f"{values['nodes']} nodes of {values['devices_per_node']} devices are {world:,} devices, "
+                            f"more than {int(CLUSTER_RANGES['nodes'].hi):,}")
     values["devices_per_node"] = int(values["devices_per_node"])
     values["compute_units"] = int(values.get("compute_units", 0))
     values["nodes"] = int(values["nodes"])
@@ -255,9 +322,18 @@ def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
         elif key == "gemm_tiles":
             table[key] = [t.strip() for t in text.split(",")] if isinstance(text, str) else list(text)
         else:
-            value = parse_quantity(text, key) if isinstance(text, str) else float(text)
+            value = parse_quantity(text, key) if isinstance(text, str) else text
             table[key] = value
-    cluster_from_table(table, target.name)  # validate
+    try:
+        cluster_from_table(table, target.name)  # validate
+    except SchedccError as err:  # name the --set that made the model invalid
+        m = re.fullmatch(r".*?key 'cluster\.(\w+)': (.*)", err.message, re.S)
+        if m is None:
+            raise
+        key, message = m.groups()
+        what = f"{key}={overrides[key]}" if key in overrides else \
+            " ".join(f"{k}={v}" for k, v in overrides.items()) + f": key '{key}'"
+        raise SchedccError(f"--set {what}: {message}", notes=err.notes) from None
     raw = {**target.raw, "cluster": table}
     return replace(target, raw=raw, path=target.path + "?" + ",".join(
         f"{k}={v}" for k, v in sorted(overrides.items())))
@@ -275,13 +351,18 @@ def parse_overrides(items: list[str] | None) -> dict[str, str]:
 
 
 def parse_tiles(value, where: str) -> tuple:
-    """``["128x256", "64x64"]`` -> ``((128, 256), (64, 64))``; an error names *where*."""
+    """``["128x256", "64x64"]`` -> ``((128, 256), (64, 64))``; an error names *where*. At most
+    :data:`MAX_TILES` shapes of 1 to :data:`MAX_TILE` rows and columns (libraries use 16 to 256)."""
     items = value if isinstance(value, (list, tuple)) else [value]
+    if not 1 <= len(items) <= MAX_TILES:
+        raise SchedccError(f"{where}: expected 1 to {MAX_TILES} tile shapes, got {len(items)}")
     out = []
     for item in items:
-        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(item))
-        if not m or not int(m.group(1)) or not int(m.group(2)):
-            raise SchedccError(f"{where}: expected tile shapes like \"128x256,128x128\", got {value!r}")
+        m = re.fullmatch(r"\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*", str(item))
+        if not m or not 1 <= int(m.group(1)) <= MAX_TILE or not 1 <= int(m.group(2)) <= MAX_TILE:
+            shown = repr(value) if len(repr(value)) < 80 else repr(value)[:77] + "..."
+            raise SchedccError(f"{where}: expected tile shapes like \"128x256,128x128\" (rows and columns from 1 "
+                               f"to {MAX_TILE:,}), got {shown}")
         out.append((int(m.group(1)), int(m.group(2))))
     return tuple(out)
 
@@ -301,7 +382,13 @@ def _cluster_cached(target: Target) -> Cluster:
     key = (target.name, target.path)
     c = _CACHE.get(key)
     if c is None:
-        c = _CACHE[key] = cluster_from_table(target.raw["cluster"], target.name, target.path)
+        text = None
+        if target.path.endswith(".toml"):  # a model file: errors point at the key's line
+            try:
+                text = Path(target.path).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                text = None
+        c = _CACHE[key] = cluster_from_table(target.raw["cluster"], target.name, target.path, text)
     return c
 
 

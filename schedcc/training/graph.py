@@ -193,8 +193,8 @@ def _build(program: Program, tgt: Target, groups: dict[str, int] | None) -> Trai
     cluster = cluster_of(tgt)
     groups = dict(groups or {})
     for name, size in groups.items():
-        if size < 1:
-            raise SchedccError(f"group '{name}' must have at least one rank, got {size}")
+        if not 1 <= size <= MAX_RANKS:
+            raise SchedccError(f"--group {name}={size}: a group has from 1 to {MAX_RANKS:,} ranks")
     per_rank: dict[int, list[int]] = {}
     instrs: list[Instr] = []
     g = nx.DiGraph()

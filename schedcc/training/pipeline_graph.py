@@ -61,17 +61,32 @@ class Action:
         return f"{self.stage}{self.kind}{'' if self.mb is None else self.mb}"
 
 
-def parse_action(text: str) -> Action:
+# Stage and microbatch numbers an action may carry: at most 1,024 ranks of 128 model chunks
+# and 4,096 microbatches (schedcc.training.limits), so that a list cannot ask for millions.
+MAX_STAGE = 1024 * 128 - 1
+MAX_MICROBATCH = 4096 - 1
+
+
+def parse_action(text: str, composite: bool = True) -> Action:
+    """``1B2`` -> ``Action("B", 1, 2)``; a ValueError says what is wrong (an OVERLAP_F_B holds two
+    plain actions; stage numbers are at most :data:`MAX_STAGE`, microbatches :data:`MAX_MICROBATCH`)."""
     text = text.strip()
-    m = _OVERLAP.fullmatch(text)
+    m = _OVERLAP.fullmatch(text) if composite else None
     if m:
-        parts = tuple(parse_action(p) for p in m.group(1).split(";"))
+        parts = tuple(parse_action(p, composite=False) for p in m.group(1).split(";"))
         if len(parts) != 2 or parts[0].kind != "F" or parts[1].kind not in ("B", "I"):
             raise ValueError("OVERLAP_F_B takes a forward and a backward: (0F7;7B3)OVERLAP_F_B")
         return Action("OVERLAP_F_B", parts[0].stage, parts[0].mb, parts)
     m = _ACTION.fullmatch(text)
     if not m:
-        raise ValueError(f"'{text}' is not an action like 0F3, 1B2, 0I0, 0W0, 1SEND_F0, (0F7;7B3)OVERLAP_F_B")
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise ValueError(f"'{shown}' is not an action like 0F3, 1B2, 0I0, 0W0, 1SEND_F0, (0F7;7B3)OVERLAP_F_B")
+    if len(m.group(1)) > 9 or int(m.group(1)) > MAX_STAGE:
+        raise ValueError(f"stage {m.group(1)[:12]}{'...' if len(m.group(1)) > 12 else ''} is out of range: "
+                         f"stages are numbered from 0 to {MAX_STAGE:,} (1,024 ranks of 128 model chunks)")
+    if len(m.group(3)) > 9 or (m.group(3) and int(m.group(3)) > MAX_MICROBATCH):
+        raise ValueError(f"microbatch {m.group(3)[:12]}{'...' if len(m.group(3)) > 12 else ''} is out of range: "
+                         f"microbatches are numbered from 0 to {MAX_MICROBATCH:,}")
     mb = int(m.group(3)) if m.group(3) else None
     if mb is None and m.group(2) not in ("UNSHARD", "RESHARD", "REDUCE_GRAD"):
         raise ValueError(f"'{text}' needs a microbatch number")
@@ -118,6 +133,11 @@ class Evaluation:
     span_bubble: float = 0.0  # mean idle fraction of each rank between its first and last action
 
 
+def _loc_of(lists: list[list[Action]], stage: int) -> Loc | None:
+    """Where an imported list first names *stage* (None for a built schedule)."""
+    return next((a.loc for acts in lists for a in acts for x in (a.sub or (a,)) if x.stage == stage), None)
+
+
 def _rank_of_stage(lists: list[list[Action]]) -> dict[int, int]:
     owner: dict[int, int] = {}
     for rank, acts in enumerate(lists):
@@ -138,7 +158,7 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
     n_stages = max(owner) + 1 if owner else 0
     missing_stages = [s for s in range(n_stages) if s not in owner]
     if missing_stages:
-        raise SchedccError(f"stage {missing_stages[0]} runs on no rank", notes=[
+        raise SchedccError(f"stage {missing_stages[0]} runs on no rank", _loc_of(lists, n_stages - 1), notes=[
             f"the lists name stages 0..{n_stages - 1}; every stage needs its actions on one rank"])
     g = nx.DiGraph()
     where: dict[tuple[str, int, int | None], Hashable] = {}
@@ -213,12 +233,13 @@ def build_graph(lists: list[list[Action]], costs: StageCosts, ordered: bool = Tr
         for mb in range(max(mbs, default=-1) + 1):
             if ("F", s, mb) not in where:
                 raise SchedccError(f"rank {owner[s]}: stage {s} never runs microbatch {mb}'s forward ({s}F{mb})",
-                                   notes=[f"other stages run microbatches 0..{max(mbs)}"])
+                                   _loc_of(lists, s), notes=[f"other stages run microbatches 0..{max(mbs)}"])
             if ("B", s, mb) not in where and ("I", s, mb) not in where:
                 raise SchedccError(f"rank {owner[s]}: stage {s} never runs microbatch {mb}'s backward "
-                                   f"({s}B{mb}, or {s}I{mb} and {s}W{mb})")
+                                   f"({s}B{mb}, or {s}I{mb} and {s}W{mb})", _loc_of(lists, s))
             if ("I", s, mb) in where and ("W", s, mb) not in where:
-                raise SchedccError(f"rank {owner[s]}: stage {s} runs {s}I{mb} but never {s}W{mb}")
+                raise SchedccError(f"rank {owner[s]}: stage {s} runs {s}I{mb} but never {s}W{mb}",
+                                   g.nodes[where[("I", s, mb)]]["action"].loc)
     # activation memory: a forward's activations live until its (input) backward ends
     for (kind, s, mb), node in where.items():
         if kind == "F":
@@ -272,7 +293,7 @@ def _check_deadlock(g: nx.DiGraph) -> None:
             notes.append(f"rank {dv['rank']}: '{dv['name']}' waits for '{du['name']}' (rank {du['rank']})")
     first = g.nodes[cycle[1 % len(cycle)]]
     raise SchedccError(f"the schedule deadlocks: rank {first['rank']}: '{first['name']}' can never start",
-                       notes=notes)
+                       first["action"].loc, notes=notes, width=len(first["name"]))
 
 
 def schedule_graph(g: nx.DiGraph, priority: dict | None = None) -> tuple[dict, dict]:

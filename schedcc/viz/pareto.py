@@ -1,12 +1,17 @@
 """The planner's candidates as a picture: step time against memory per GPU, Pareto front marked.
 
 Every scheduled candidate is a dot (its memory per GPU across, its step
-time down the side, the log scale when times spread over more than a
-factor of ten); the candidates on the Pareto front (no other is both faster
-and smaller) are joined by a line and ringed; the winner is labelled; the
-device memory is a dashed line, and the candidates beyond it, which were not
-scheduled, are crosses in a strip along the top at their memory. Every mark
-has a tooltip with the configuration. Hand-written SVG, no plotting library;
+time down the side, MFU on the right axis); the plot covers the band of
+real choices, from the best step to :data:`BAND` times it (a linear axis:
+the few slow candidates of a search, ten times the best and more, would
+otherwise squash that band into a line), and the slower candidates are dots
+in a strip along the bottom at their memory, counted; the candidates on the
+Pareto front (no other is both faster and smaller) are joined by a line and
+ringed; the best five are numbered and the winner labelled where the label
+covers the fewest dots and no part of the front (on a white halo, with a
+leader line); the device memory is a dashed line, and the candidates beyond
+it, which were not scheduled, are crosses in a strip along the top at their
+memory. Every mark has a tooltip with the configuration. Hand-written SVG, no plotting library;
 ``.png`` through :func:`schedcc.viz.timeline.svg_to_png`.
 
 Example::
@@ -24,9 +29,11 @@ from __future__ import annotations
 import html
 import math
 
-W, H = 860, 560
-LEFT, RIGHT, TOP, BOTTOM = 80, 30, 70, 60
+W, H = 860, 600
+LEFT, RIGHT, TOP, BOTTOM = 80, 64, 70, 60
 STRIP = 26     # the strip of infeasible candidates above the plot
+SLOW = 26      # the strip of candidates slower than the band below it
+BAND = 1.5     # the plot shows steps up to this many times the best
 FONT = "font-family:DejaVu Sans,Helvetica,Arial,sans-serif"
 
 
@@ -74,6 +81,28 @@ def _esc(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
+def _label_box(x: float, y: float, width: float, place: str) -> tuple[float, float, float, float, str]:
+    """(x0, y0, x1, y1, anchor) of a label of *width* px placed *place* of the point (x, y)."""
+    dx, dy = {"ne": (14, -14), "se": (14, 22), "nw": (-14, -14), "sw": (-14, 22),
+              "n": (0, -26), "s": (0, 34), "e": (18, 4), "w": (-18, 4)}[place]
+    anchor = "end" if dx < 0 else ("middle" if dx == 0 else "start")
+    lx = x + dx
+    x0 = lx - width if anchor == "end" else (lx - width / 2 if anchor == "middle" else lx)
+    return x0, y + dy - 12, x0 + width, y + dy + 3, anchor
+
+
+def _segments_hit(box, segs) -> int:
+    x0, y0, x1, y1 = box
+    hits = 0
+    for (ax, ay), (bx, by) in segs:
+        for k in range(11):   # sample the segment: the boxes are small and the front short
+            px, py = ax + (bx - ax) * k / 10, ay + (by - ay) * k / 10
+            if x0 <= px <= x1 and y0 <= py <= y1:
+                hits += 1
+                break
+    return hits
+
+
 def pareto_svg(result) -> str:
     """The picture of a :class:`~schedcc.planner.search.PlanResult`."""
     ok = result.feasible
@@ -89,52 +118,55 @@ def pareto_svg(result) -> str:
     x_lo = 0.0
     times = [c.step_time_s for c in ok]
     t_lo, t_hi = (min(times), max(times)) if times else (1.0, 2.0)
-    log = t_hi > 10 * t_lo
+    t_hi = min(t_hi, t_lo * BAND)          # the band of real choices; slower ones go to the strip
     if t_hi <= t_lo:
         t_hi = t_lo * 1.1 + 1e-9
-    pad = (math.log10(t_hi / t_lo) if log else (t_hi - t_lo)) * 0.06
-    if log:
-        y_lo, y_hi = t_lo / 10 ** pad, t_hi * 10 ** pad
-    else:
-        y_lo, y_hi = max(0.0, t_lo - pad), t_hi + pad
-    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM - STRIP
+    pad = (t_hi - t_lo) * 0.06       # below the best step, room for its label (nothing is faster)
+    y_lo, y_hi = max(0.0, t_lo - 2.5 * pad), t_hi + pad
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM - STRIP - SLOW
+    top_plot = TOP + STRIP
+    base = top_plot + ph
 
     def X(mem: float) -> float:
         return LEFT + (mem - x_lo) / (x_hi - x_lo) * pw
 
     def Y(t: float) -> float:
-        if log:
-            f = (math.log10(t) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo))
-        else:
-            f = (t - y_lo) / (y_hi - y_lo)
-        return TOP + STRIP + (1 - f) * ph
+        return top_plot + (1 - (t - y_lo) / (y_hi - y_lo)) * ph
 
+    inband = [c for c in ok if c.step_time_s <= t_hi]
+    slow = [c for c in ok if c.step_time_s > t_hi]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
            f'style="{FONT};font-size:12px">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{LEFT}" y="24" style="font-size:15px;font-weight:bold">{_esc(result.model)} on '
            f'{result.gpus} x {_esc(result.target)}, global batch {result.global_batch}: '
-           f'{result.searched} candidates, {result.infeasible} out of memory</text>',
-           f'<text x="{LEFT}" y="44" style="fill:#555">step time against memory per GPU; the Pareto front '
-           f'(nothing both faster and smaller) joined; crosses: did not fit, not scheduled</text>']
+           f'{result.searched} candidates, {result.infeasible} out of memory'
+           + (f', {result.pruned} slower ones not scheduled' if getattr(result, "pruned", 0) else "") + '</text>',
+           f'<text x="{LEFT}" y="44" style="fill:#555">step time (the best to {BAND:g} x it) against memory per '
+           f'GPU; Pareto front: nothing both faster and smaller</text>']
     # axes and grid
-    base = TOP + STRIP + ph
-    out.append(f'<rect x="{LEFT}" y="{TOP + STRIP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
+    out.append(f'<rect x="{LEFT}" y="{top_plot}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
     for v in _ticks(max(x_lo, 1e-9), x_hi, False):
-        out.append(f'<line x1="{X(v):.1f}" y1="{TOP + STRIP}" x2="{X(v):.1f}" y2="{base}" stroke="#eee"/>')
-        out.append(f'<text x="{X(v):.1f}" y="{base + 16}" text-anchor="middle">{v:g}</text>')
-    for v in _ticks(y_lo, y_hi, log):
+        out.append(f'<line x1="{X(v):.1f}" y1="{top_plot}" x2="{X(v):.1f}" y2="{base}" stroke="#eee"/>')
+        out.append(f'<text x="{X(v):.1f}" y="{base + SLOW + 16}" text-anchor="middle">{v:g}</text>')
+    best_mfu = ok[0].mfu * ok[0].step_time_s if ok else 0.0
+    for v in _ticks(y_lo, y_hi, False):
         out.append(f'<line x1="{LEFT}" y1="{Y(v):.1f}" x2="{LEFT + pw}" y2="{Y(v):.1f}" stroke="#eee"/>')
         out.append(f'<text x="{LEFT - 6}" y="{Y(v) + 4:.1f}" text-anchor="end">{v:.3g}</text>')
+        if best_mfu and v > 0:
+            out.append(f'<text x="{LEFT + pw + 6}" y="{Y(v) + 4:.1f}" style="fill:#777">{best_mfu / v:.0%}</text>')
     out.append(f'<text x="{LEFT + pw}" y="{H - 16}" text-anchor="end">memory per GPU (GB)</text>')
-    out.append(f'<text x="18" y="{TOP + STRIP + ph / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 18 {TOP + STRIP + ph / 2})">step time (s){" , log scale" if log else ""}</text>')
+    out.append(f'<text x="18" y="{top_plot + ph / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 18 {top_plot + ph / 2})">step time (s)</text>')
+    if best_mfu:
+        out.append(f'<text x="{W - 12}" y="{top_plot + ph / 2}" text-anchor="middle" style="fill:#777" '
+                   f'transform="rotate(90 {W - 12} {top_plot + ph / 2})">MFU</text>')
     if cap_gib:
-        out.append(f'<line x1="{X(cap_gib):.1f}" y1="{TOP}" x2="{X(cap_gib):.1f}" y2="{base}" stroke="#c0392b" '
-                   f'stroke-dasharray="6 4"/>')
-        out.append(f'<text x="{X(cap_gib) - 4:.1f}" y="{TOP + STRIP + 14}" text-anchor="end" style="fill:#c0392b">'
+        out.append(f'<line x1="{X(cap_gib):.1f}" y1="{TOP}" x2="{X(cap_gib):.1f}" y2="{base + SLOW}" '
+                   f'stroke="#c0392b" stroke-dasharray="6 4"/>')
+        out.append(f'<text x="{X(cap_gib) - 4:.1f}" y="{top_plot + 14}" text-anchor="end" style="fill:#c0392b">'
                    f'{cap_gib:.0f} GB per GPU</text>')
-    # infeasible: crosses in the strip
+    # infeasible: crosses in the strip above
     for c in bad:
         x = min(X(c.memory_per_gpu_bytes / gib), LEFT + pw)
         y = TOP + STRIP / 2
@@ -145,35 +177,66 @@ def pareto_svg(result) -> str:
     if beyond:
         out.append(f'<text x="{LEFT + pw - 8}" y="{TOP + STRIP / 2 + 18:.1f}" text-anchor="end" '
                    f'style="fill:#c0392b;font-size:11px">{beyond} more past {x_hi:.0f} GB →</text>')
-    # feasible: dots
-    for c in ok:
+    # slower than the band: dots in the strip below, counted
+    if slow:
+        sy = base + SLOW / 2
+        out.append(f'<line x1="{LEFT}" y1="{base + SLOW - 2}" x2="{LEFT + pw}" y2="{base + SLOW - 2}" stroke="#ccc"/>')
+        for c in slow:
+            out.append(f'<circle cx="{min(X(c.memory_per_gpu_bytes / gib), LEFT + pw):.1f}" cy="{sy:.1f}" r="2" '
+                       f'fill="#999" fill-opacity="0.5"><title>{_esc(c.candidate.label())}: {c.step_time_s:.3f} s'
+                       f'</title></circle>')
+        out.append(f'<text x="{LEFT + pw - 6}" y="{sy - 4:.1f}" text-anchor="end" style="fill:#777;font-size:11px">'
+                   f'{len(slow)} slower than {t_hi:.3g} s (up to {max(c.step_time_s for c in slow):.3g} s) ↓</text>')
+    # feasible in the band: dots
+    for c in inband:
         out.append(f'<circle cx="{X(c.memory_per_gpu_bytes / gib):.1f}" cy="{Y(c.step_time_s):.1f}" r="3.2" '
                    f'fill="#5b8def" fill-opacity="0.55"><title>{_esc(c.candidate.label())}: '
                    f'{c.step_time_s:.3f} s, {c.memory_per_gpu_bytes / gib:.1f} GB, MFU {c.mfu:.1%}</title></circle>')
-    front = pareto_front([(c.memory_per_gpu_bytes / gib, c.step_time_s, c) for c in ok])
+    front = [p for p in pareto_front([(c.memory_per_gpu_bytes / gib, c.step_time_s, c) for c in ok])
+             if p[1] <= t_hi]
+    pts = [(X(m), Y(t)) for m, t, _ in front]
+    segs = list(zip(pts, pts[1:]))
     if front:
-        path = " ".join(f"{'M' if i == 0 else 'L'}{X(m):.1f},{Y(t):.1f}" for i, (m, t, _) in enumerate(front))
+        path = " ".join(f"{'M' if i == 0 else 'L'}{x:.1f},{y:.1f}" for i, (x, y) in enumerate(pts))
         out.append(f'<path d="{path}" fill="none" stroke="#1a7f37" stroke-width="1.6"/>')
         for m, t, c in front:
             out.append(f'<circle cx="{X(m):.1f}" cy="{Y(t):.1f}" r="5.5" fill="none" stroke="#1a7f37" '
                        f'stroke-width="1.6"><title>Pareto front: {_esc(c.candidate.label())}</title></circle>')
+    for rank, c in list(enumerate(ok[:5], start=1))[1:]:
+        out.append(f'<text x="{X(c.memory_per_gpu_bytes / gib) + 5:.1f}" y="{Y(c.step_time_s) - 5:.1f}" '
+                   f'style="font-size:10px;fill:#333">{rank}<title>#{rank} {_esc(c.candidate.label())}: '
+                   f'{c.step_time_s:.3f} s</title></text>')
     if ok:
         w = ok[0]
         x, y = X(w.memory_per_gpu_bytes / gib), Y(w.step_time_s)
+        text = f"best: {w.candidate.label()} ({w.step_time_s:.4g} s, MFU {w.mfu:.0%})"
+        width = 6.8 * len(text)
+        dots = [(X(c.memory_per_gpu_bytes / gib), Y(c.step_time_s)) for c in inband]
+        best_place, best_cost = "ne", None
+        for place in ("ne", "se", "e", "n", "s", "nw", "sw", "w"):
+            x0, y0, x1, y1, _ = _label_box(x, y, width, place)
+            outside = max(0, LEFT - x0) + max(0, x1 - (LEFT + pw)) + max(0, top_plot - y0) + max(0, y1 - base)
+            covered = sum(1 for px, py in dots if x0 - 3 <= px <= x1 + 3 and y0 - 3 <= py <= y1 + 3)
+            cost = 1000 * _segments_hit((x0, y0, x1, y1), segs) + 10 * outside + covered
+            if best_cost is None or cost < best_cost:
+                best_place, best_cost = place, cost
+        x0, y0, x1, y1, anchor = _label_box(x, y, width, best_place)
+        tx = x1 if anchor == "end" else (x0 + width / 2 if anchor == "middle" else x0)
+        ly = (y0 + y1) / 2
+        out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{min(max(x, x0), x1):.1f}" y2="{ly:.1f}" stroke="#111" '
+                   f'stroke-width="0.8"/>')
+        out.append(f'<rect x="{x0 - 3:.1f}" y="{y0 - 1:.1f}" width="{width + 6:.1f}" height="{y1 - y0 + 3:.1f}" '
+                   f'fill="white" fill-opacity="0.85" stroke="#f39c12"/>')
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="#f39c12" stroke="#111"/>')
-        # the label goes where it fits inside the plot (about 7 px a character at 12 px)
-        width = 7.0 * len(f"best: {w.candidate.label()} ({w.step_time_s:.3g} s)")
-        anchor = "start" if x + 10 + width <= LEFT + pw or x < LEFT + pw / 2 else "end"
-        dx = -10 if anchor == "end" else 10
-        out.append(f'<text x="{x + dx:.1f}" y="{y - 10:.1f}" text-anchor="{anchor}" style="font-weight:bold">'
-                   f'best: {_esc(w.candidate.label())} ({w.step_time_s:.3g} s)</text>')
+        out.append(f'<text x="{tx:.1f}" y="{y1 - 3:.1f}" text-anchor="{anchor}" style="font-weight:bold">'
+                   f'{_esc(text)}</text>')
     # legend: one line under the plot, left of the axis title, so that it hides no candidate
     ly = H - 16
     out.append(f'<circle cx="{LEFT + 4}" cy="{ly - 4}" r="3.2" fill="#5b8def"/>'
-               f'<text x="{LEFT + 12}" y="{ly}">scheduled candidate</text>')
-    out.append(f'<line x1="{LEFT + 140}" y1="{ly - 4}" x2="{LEFT + 156}" y2="{ly - 4}" stroke="#1a7f37" '
-               f'stroke-width="1.6"/><text x="{LEFT + 162}" y="{ly}">Pareto front</text>')
-    out.append(f'<text x="{LEFT + 250}" y="{ly}" style="fill:#c0392b">x: out of memory</text>')
+               f'<text x="{LEFT + 12}" y="{ly}">scheduled candidate (2-5: the runners-up)</text>')
+    out.append(f'<line x1="{LEFT + 270}" y1="{ly - 4}" x2="{LEFT + 286}" y2="{ly - 4}" stroke="#1a7f37" '
+               f'stroke-width="1.6"/><text x="{LEFT + 292}" y="{ly}">Pareto front</text>')
+    out.append(f'<text x="{LEFT + 380}" y="{ly}" style="fill:#c0392b">x: out of memory</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,133 @@
+"""``schedcc fx GRAPH.pt2 --target CLUSTER``: reorder a saved PyTorch FX graph to hide its collectives."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+
+from schedcc.errors import SchedccError
+
+HELP = "reorder a saved PyTorch graph (torch.export .pt2) so that its collectives hide behind compute"
+DESCRIPTION = """\
+Read an FX graph saved with torch.export.save (functional collectives
+torch.ops._c10d_functional.* and their wait_tensor; docs/torch.md shows how to
+capture one on CPU), price every node from its tensor metadata on a cluster
+model, find schedcc's order and report the step time and exposed communication
+before and after; -o writes the reordered graph (a .pt2 again). --compare also
+runs Inductor's overlap scheduler and its older reordering passes on the same
+graph, under schedcc's cost model and under Inductor's own estimates.
+
+examples:
+  schedcc fx step.pt2 --target h100-8x -o step.reordered.pt2
+  schedcc fx step.pt2 --target h100-8x --group 0=8 --compare
+  schedcc fx step.pt2 --target h100-8x --estimates inductor --format json"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="GRAPH.pt2", help="a graph saved with torch.export.save")
+    parser.add_argument("-t", "--target", required=True, help="cluster model: h100-8x, a100-8x, h100-128x, ...")
+    parser.add_argument("-o", "--output", metavar="OUT.pt2", help="write the reordered graph (torch.export.save)")
+    parser.add_argument("--estimates", choices=("schedcc", "inductor"), default="schedcc",
+                        help="node durations: schedcc's cluster cost model or Inductor's roofline and NCCL "
+                             "estimates (default schedcc)")
+    parser.add_argument("--group", action="append", metavar="NAME=SIZE", dest="group_sizes",
+                        help="size of a process group whose collectives do not say it, e.g. --group 0=8 "
+                             "(default: the whole cluster, reported)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
+                        help="override a cluster number, e.g. --set link_bw=200GB/s (repeatable)")
+    parser.add_argument("--compare", action="store_true",
+                        help="also run Inductor's reordering passes; one table under both estimates")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    from schedcc.commands import exact_opts
+    exact_opts.add_arguments(parser)
+
+
+def load_graph(path: str):
+    """The ``ExportedProgram`` saved at *path*; a clear error naming the file otherwise."""
+    try:
+        import torch
+    except ImportError:
+        raise SchedccError(f"{path}: reading a PyTorch graph needs torch",
+                           notes=["pip install 'schedcc[torch]'"]) from None
+    from schedcc.fileio import read_bytes
+    data = read_bytes(path)
+    if not data.startswith(b"PK"):  # torch.export.save writes a zip archive
+        raise SchedccError(f"{path}: not a graph saved by torch.export.save (not a zip archive)",
+                           notes=["save one with torch.export.save(torch.export.export(module, args), path)"])
+    import logging
+    quiet = logging.getLogger("torch.export")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # torch logs the traceback of what it cannot read
+    try:
+        return torch.export.load(io.BytesIO(data))
+    except Exception as err:  # torch raises many kinds for a file it cannot read
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise SchedccError(f"{path}: not a graph saved by torch.export.save ({first[:200]})",
+                           notes=["save one with torch.export.save(torch.export.export(module, args), path)"]) \
+            from None
+    finally:
+        quiet.setLevel(level)
+
+
+def run(args: argparse.Namespace) -> int:
+    from schedcc.commands.train import cluster_model, parse_groups
+    from schedcc.fileio import check_outputs, write_output
+    check_outputs({"--output": args.output}, (args.file,))
+    target = cluster_model(args)
+    groups = parse_groups(args.group_sizes)
+    for name, size in groups.items():
+        if size < 1:
+            raise SchedccError(f"--group {name}={size}: a process group has at least one rank")
+    exact = None
+    if args.exact:
+        from schedcc.commands import exact_opts
+        exact = exact_opts.limits(args)
+    ep = load_graph(args.file)
+    gm = ep.graph_module
+    rows = None
+    if args.compare:
+        from schedcc.torch.fx_graph import build_step
+        from schedcc.torch.inductor import compare_orders
+        rows = compare_orders(build_step(gm, target, groups, args.file), exact=exact)
+    from schedcc.torch.fx_reorder import reorder
+    result = reorder(gm, target, groups=groups, estimates=args.estimates, exact=exact, source=args.file)
+    if args.output:
+        import torch
+        buf = io.BytesIO()
+        torch.export.save(ep, buf)
+        write_output(args.output, buf.getvalue(), (args.file,))
+    if args.format == "json":
+        data = {"file": args.file, "target": target.name, **result.to_json(), "order": result.order}
+        if rows is not None:
+            data["compare"] = rows
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_result(args.file, target.name, result, rows))
+    if args.output:
+        sys.stderr.write(f"wrote {args.output}\n")
+    return 0
+
+
+def format_result(name: str, target: str, result, rows) -> str:
+    b, a = result.before, result.after
+    lines = [f"{name}: {len(result.order)} nodes on {target}, {result.estimates}'s estimates",
+             f"  {'order':<30}{'step (us)':>12}{'comm (us)':>12}{'exposed (us)':>14}"]
+    for label, r in (("original", b), ("schedcc", a)):
+        lines.append(f"  {label:<30}{r.step_time_us:>12.1f}{r.comm_us:>12.1f}{r.exposed_comm_us:>14.1f}")
+    gain = (b.step_time_us - a.step_time_us) / b.step_time_us * 100 if b.step_time_us else 0.0
+    lines.append(f"  schedcc: {a.note or 'the graph' + chr(39) + 's own order'}; step {gain:.1f}% shorter")
+    for group in result.assumed_groups:
+        lines.append(f"  note: process group '{group}' does not say its size: priced as the whole cluster "
+                     f"(say --group {group}=N)")
+    if rows:
+        lines.append("")
+        lines.append(f"  {'estimates':<10}{'order':<30}{'step (us)':>12}{'exposed (us)':>14}")
+        for row in rows:
+            if row["error"]:
+                lines.append(f"  {row['estimates']:<10}{row['order']:<30}  invalid: {row['error']}")
+            else:
+                lines.append(f"  {row['estimates']:<10}{row['order']:<30}{row['step_us']:>12.1f}"
+                             f"{row['exposed_us']:>14.1f}")
+    return "\n".join(lines) + "\n"

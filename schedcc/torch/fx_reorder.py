@@ -1,0 +1,117 @@
+"""schedcc's reordering of an FX graph: the library entry point and the ``torch.compile`` pass.
+
+:func:`reorder` prices the graph's nodes (:mod:`schedcc.torch.fx_graph`),
+finds schedcc's order (:func:`schedcc.torch.fx_order.best_order`: a small
+portfolio of list schedules, CP-SAT with ``exact``), checks it against every
+dependence, moves the nodes into it, lints the graph and recompiles it.
+:func:`post_grad_pass` wraps it as Inductor's custom post-grad pass.
+
+Example::
+
+    >>> import torch
+    >>> from torch.fx.experimental.proxy_tensor import make_fx
+    >>> gm = make_fx(lambda a, b: ((a @ b).relu(), (b @ a).sin()))(torch.ones(64, 32), torch.ones(32, 64))
+    >>> r = reorder(gm, "h100-8x")
+    >>> r.after.step_time_us <= r.before.step_time_us
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch.fx as fx
+
+from schedcc.errors import SchedccError
+from schedcc.training.result import StepResult
+
+ESTIMATES = ("schedcc", "inductor")
+
+
+@dataclass
+class Reordered:
+    """What :func:`reorder` did: the graph module (reordered in place), the step before and
+    after under the estimates used, and the new order of the scheduled nodes' names."""
+
+    gm: fx.GraphModule
+    before: StepResult
+    after: StepResult
+    order: list[str]
+    estimates: str
+    assumed_groups: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.after.step_time_us < self.before.step_time_us
+
+    def to_json(self) -> dict:
+        return {"estimates": self.estimates, "nodes": len(self.order),
+                "before": self.before.to_json(summary=True), "after": self.after.to_json(summary=True),
+                "assumed_groups": list(self.assumed_groups)}
+
+
+def target_of(cluster):
+    """A cluster model's name (``"h100-8x"``) or a loaded ``Target`` -> the ``Target``."""
+    from schedcc.target import Target, load_target
+    from schedcc.training.costs import cluster_of
+    target = cluster if isinstance(cluster, Target) else load_target(cluster)
+    cluster_of(target)  # a clear error for a model that is not a cluster
+    return target
+
+
+def durations(step, estimates: str = "schedcc") -> list[int]:
+    """Every node's ticks under schedcc's cost model or Inductor's estimates."""
+    if estimates == "schedcc":
+        from schedcc.torch.fx_graph import schedcc_durations
+        return schedcc_durations(step)
+    if estimates == "inductor":
+        from schedcc.torch.inductor import inductor_durations
+        return inductor_durations(step)
+    raise SchedccError(f"unknown estimates '{estimates}'", notes=[f"choose one of: {', '.join(ESTIMATES)}"])
+
+
+def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[str, int] | None = None,
+            estimates: str = "schedcc", exact=None, source: str = "<graph>") -> Reordered:
+    """Reorder the nodes of *gm* (a ``GraphModule``, or a ``Graph`` that has one) in place so
+    that its collectives hide behind compute on *cluster* (a cluster model's name or
+    ``Target``). *groups* sizes process groups the graph does not size (``{"0": 8}``);
+    *estimates* is ``"schedcc"`` (the cluster cost model) or ``"inductor"`` (Inductor's
+    roofline and NCCL estimates); *exact* (a :class:`schedcc.sched.cpsat.Limits`) adds CP-SAT.
+    The graph keeps its order when nothing is faster. Raises :class:`SchedccError` naming the
+    op and node that cannot be priced. O(k (n + e) log n) for n nodes, e uses, k candidates.
+    """
+    from schedcc.torch.fx_graph import build_step
+    from schedcc.torch.fx_order import best_order, check_order, current_order, simulate, write_back
+    if isinstance(gm, fx.Graph):
+        if gm.owning_module is None:
+            raise SchedccError("reorder: the graph has no GraphModule (pass the GraphModule)")
+        gm = gm.owning_module
+    if estimates not in ESTIMATES:
+        raise SchedccError(f"unknown estimates '{estimates}'", notes=[f"choose one of: {', '.join(ESTIMATES)}"])
+    for name, size in (groups or {}).items():
+        if not isinstance(size, int) or size < 1:
+            raise SchedccError(f"process group '{name}': size {size!r} is not a positive whole number")
+    step = build_step(gm, target_of(cluster), groups, source)
+    dur = durations(step, estimates)
+    before = simulate(step, current_order(step), dur, "original")
+    order, after = best_order(step, dur, exact)
+    check_order(step, order)
+    write_back(step, order)
+    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed)
+
+
+def post_grad_pass(cluster="h100-8x", **options):
+    """Inductor's custom post-grad pass running :func:`reorder` (*options* as there)::
+
+        torch._inductor.config.post_grad_custom_post_pass = schedcc.torch.post_grad_pass("h100-8x")
+    """
+    from torch._inductor.custom_graph_pass import CustomGraphPass
+
+    class SchedccReorder(CustomGraphPass):
+        def __call__(self, graph: fx.Graph) -> None:
+            reorder(graph, cluster, **options)
+
+        def uuid(self):
+            return ("schedcc.torch.reorder", str(cluster), repr(sorted(options.items())))
+
+    return SchedccReorder()

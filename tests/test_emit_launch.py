@@ -1,0 +1,268 @@
+"""schedcc plan --emit: each launch configuration accepted by its framework's own parser
+(DeepSpeed's config classes, torchtitan 0.2's job-TOML parser, megatron-core's
+TransformerConfig and DistributedDataParallelConfig), the rest of Megatron-LM's arguments
+against the options its argument parser documents; the best candidate a framework can run."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import shlex
+import sys
+import types
+from dataclasses import replace
+
+import pytest
+
+from schedcc.cli import main
+from schedcc.emit.launch import EMITTERS, emit, megatron_args
+from schedcc.planner import plan
+from schedcc.planner.model import ModelSpec
+
+MODEL = ModelSpec(name="llama3-8b", layers=8, hidden=1024, heads=16, kv_heads=8, ffn=3584, mlp="swiglu",
+                  seq=2048, vocab=32000)
+SMALL = ["transformer", "--layers", "8", "--hidden", "1024", "--heads", "16", "--kv-heads", "8", "--ffn-hidden",
+         "3584", "--mlp", "swiglu", "--seq", "2048", "--vocab", "32000"]
+
+
+def plan_of(fix: str, gpus=16, batch=64):
+    return plan(MODEL, "dgx-h100", gpus=gpus, global_batch=batch, fix=fix, workers=1)
+
+
+# one plan per shape the emitters must carry: pipeline with partial recomputation and uneven stages,
+# tensor parallelism with chunked overlap, ZeRO-3, ZeRO-1 with full recomputation
+PLANS = {
+    "pp": "dp2,tp=2,pp=4,cp=1,microbatch=1,schedule=1f1b,zero=1,recompute=partial,recompute_layers=1,overlap=none",
+    "tp": "tp=8,pp=1,cp=1,microbatch=2,zero=0,recompute=none,overlap=tp4",
+    "z3": "tp=1,pp=1,cp=1,microbatch=2,zero=3,recompute=full",
+    "z1": "tp=2,pp=1,cp=1,microbatch=1,zero=1,recompute=full,overlap=none",
+    "vpp": "tp=1,pp=4,cp=1,microbatch=1,schedule=interleaved,virtual=2,zero=0,recompute=full",
+}
+
+
+@pytest.fixture(scope="module")
+def plans():
+    out = {}
+    for name, fix in PLANS.items():
+        out[name] = plan_of(fix.replace("dp2,", "dp=2,"))
+    return out
+
+
+# -- Megatron-LM: megatron-core's own config classes, then the documented options --------------------------
+
+# Megatron-LM's megatron/training/arguments.py: the options --emit megatron may write that are not a field
+# of megatron-core's TransformerConfig / DistributedDataParallelConfig (read from its argument parser:
+# name -> kind; "flag" takes no value)
+MEGATRON_TRAINING_OPTIONS = {
+    "--seq-length": int, "--max-position-embeddings": int, "--micro-batch-size": int, "--global-batch-size": int,
+    "--num-layers-per-virtual-pipeline-stage": int, "--decoder-first-pipeline-num-layers": int,
+    "--decoder-last-pipeline-num-layers": int, "--tp-comm-overlap-cfg": str, "--use-flash-attn": "flag",
+    "--swiglu": "flag", "--untie-embeddings-and-output-weights": "flag", "--group-query-attention": "flag",
+    "--use-distributed-optimizer": "flag", "--use-megatron-fsdp": "flag", "--overlap-grad-reduce": "flag",
+    "--overlap-param-gather": "flag", "--grad-reduce-in-bf16": "flag",
+    "--data-parallel-sharding-strategy": ("no_shard", "optim", "optim_grads", "optim_grads_params"),
+}
+# options that are fields of megatron-core's config classes (Megatron-LM builds them from the dataclasses)
+TRANSFORMER_FIELDS = {"--num-layers": "num_layers", "--hidden-size": "hidden_size",
+                      "--ffn-hidden-size": "ffn_hidden_size", "--num-attention-heads": "num_attention_heads",
+                      "--num-query-groups": "num_query_groups", "--tensor-model-parallel-size":
+                      "tensor_model_parallel_size", "--pipeline-model-parallel-size": "pipeline_model_parallel_size",
+                      "--context-parallel-size": "context_parallel_size", "--sequence-parallel": "sequence_parallel",
+                      "--recompute-granularity": "recompute_granularity", "--recompute-method": "recompute_method",
+                      "--recompute-num-layers": "recompute_num_layers", "--tp-comm-overlap": "tp_comm_overlap",
+                      "--bf16": "bf16"}
+
+
+def parse_megatron(words: list[str]) -> dict[str, object]:
+    out, i = {}, 0
+    while i < len(words):
+        opt = words[i]
+        assert opt.startswith("--"), opt
+        if i + 1 < len(words) and not words[i + 1].startswith("--"):
+            out[opt] = words[i + 1]
+            i += 2
+        else:
+            out[opt] = True
+            i += 1
+    return out
+
+
+def check_megatron_schema(args: dict[str, object]) -> None:
+    for opt, value in args.items():
+        if opt in TRANSFORMER_FIELDS:
+            continue
+        assert opt in MEGATRON_TRAINING_OPTIONS, f"{opt} is no Megatron-LM option"
+        kind = MEGATRON_TRAINING_OPTIONS[opt]
+        if kind == "flag":
+            assert value is True, f"{opt} takes no value"
+        elif kind is int:
+            assert int(value) > 0
+        elif isinstance(kind, tuple):
+            assert value in kind, f"{opt} {value}: not one of {kind}"
+
+
+@pytest.mark.parametrize("name", ["pp", "tp", "z3", "z1"])
+def test_megatron_arguments_against_its_documented_options(plans, name):
+    out = emit(plans[name], "megatron")
+    script = out.text
+    assert script.startswith("#!/bin/bash") and "MEGATRON_ARGS=(" in script
+    block = script.split("MEGATRON_ARGS=(")[1].split(")")[0]
+    args = parse_megatron(shlex.split(block))
+    check_megatron_schema(args)
+    cand = out.chosen.candidate
+    assert args["--tensor-model-parallel-size"] == str(cand.tp) and args["--micro-batch-size"] == str(cand.microbatch)
+    with pytest.raises(AssertionError):     # the schema check can fail
+        check_megatron_schema({**args, "--tensor-paralel-size": "2"})
+
+
+@pytest.mark.parametrize("name", ["pp", "tp", "z3", "z1", "vpp"])
+def test_megatron_arguments_build_megatron_core_configs(plans, name):
+    pytest.importorskip("megatron.core.transformer", reason="megatron-core is not installed (python3 tasks.py test "
+                                                            "installs it)")
+    from megatron.core.distributed import DistributedDataParallelConfig
+    from megatron.core.transformer import TransformerConfig
+    out = emit(plans[name], "megatron")
+    args = parse_megatron(megatron_args(_launch(out, plans[name])))
+    fields = {f.name: f for f in dataclasses.fields(TransformerConfig)}
+    kw = {}
+    for opt, field in TRANSFORMER_FIELDS.items():
+        if opt in args:
+            v = args[opt]
+            kw[field] = True if v is True else (int(v) if v.isdigit() else v)
+            assert field in fields
+    if "--num-layers-per-virtual-pipeline-stage" in args:
+        kw["virtual_pipeline_model_parallel_size"] = MODEL.layers // (
+            kw["pipeline_model_parallel_size"] * int(args["--num-layers-per-virtual-pipeline-stage"]))
+    if "--decoder-first-pipeline-num-layers" in args:
+        kw["num_layers_in_first_pipeline_stage"] = int(args["--decoder-first-pipeline-num-layers"])
+        kw["num_layers_in_last_pipeline_stage"] = int(args["--decoder-last-pipeline-num-layers"])
+    kw["gated_linear_unit"] = "--swiglu" in args
+    if kw.get("tp_comm_overlap"):
+        kw["sequence_parallel"] = True
+    if kw.get("pipeline_model_parallel_size", 1) > 1:
+        import torch
+        kw["pipeline_dtype"] = torch.bfloat16      # Megatron-LM sets it from --bf16
+    cfg = TransformerConfig(**kw)        # its __post_init__ checks the combination
+    assert cfg.tensor_model_parallel_size == out.chosen.candidate.tp
+    ddp = DistributedDataParallelConfig(
+        use_distributed_optimizer="--use-distributed-optimizer" in args,
+        use_megatron_fsdp="--use-megatron-fsdp" in args,
+        data_parallel_sharding_strategy=args.get("--data-parallel-sharding-strategy", "no_shard"),
+        overlap_grad_reduce="--overlap-grad-reduce" in args, overlap_param_gather="--overlap-param-gather" in args,
+        grad_reduce_in_fp32="--grad-reduce-in-bf16" not in args)
+    assert ddp.use_megatron_fsdp == (out.chosen.candidate.zero >= 2)
+    with pytest.raises((ValueError, AssertionError)):   # and they can refuse
+        TransformerConfig(**{**kw, "recompute_method": None, "recompute_granularity": "full"})
+
+
+def _launch(out, res):
+    from schedcc.emit.launch import Launch
+    from schedcc.planner.overlap import chosen_chunks
+    ctx = res.context
+    s = out.chosen
+    return Launch(s.candidate, ctx.model, res.gpus, res.global_batch, ctx.settings, s.step_time_s, s.mfu, 1.0,
+                  chosen_chunks(ctx.model, s.candidate, ctx.settings, ctx.cluster), res.target,
+                  ctx.cluster.devices_per_node)
+
+
+def test_overlap_chunks_and_recomputation_are_spelled_out(plans):
+    text = emit(plans["tp"], "megatron").text
+    assert "forward: each AllGather+GEMM and GEMM+ReduceScatter in 4 chunks" in text
+    assert "num_splits: 4" in text and "--tp-comm-overlap-cfg tp_comm_overlap.yaml" in text
+    text = emit(plans["pp"], "megatron").text
+    assert "partial: the first 1 layer(s) of every model chunk" in text
+    assert "--recompute-method block" in text and "--recompute-num-layers 1" in text
+
+
+# -- torchtitan 0.2's job TOML -------------------------------------------------------------------------------
+
+def torchtitan_manager():
+    spec = sys.modules["torchtitan"].__spec__ if "torchtitan" in sys.modules else importlib.util.find_spec("torchtitan")
+    if spec is None:
+        pytest.skip("torchtitan is not installed (python3 tasks.py test installs torchtitan 0.2.2)")
+    if "torchtitan" not in sys.modules or not hasattr(sys.modules["torchtitan"], "__path__"):
+        # its package __init__ imports its model zoo (tokenizers, datasets): load the config parser alone
+        pkg = types.ModuleType("torchtitan")
+        pkg.__path__ = list(spec.submodule_search_locations)
+        pkg.__spec__ = spec
+        sys.modules["torchtitan"] = pkg
+    try:
+        from torchtitan.config.manager import ConfigManager
+        import torchtitan.config.job_config  # noqa: F401  (0.3 replaced the job TOML with Python configs)
+    except ImportError as err:
+        pytest.skip(f"this torchtitan has no job-TOML parser (0.2's torchtitan.config.job_config): {err}")
+    return ConfigManager
+
+
+@pytest.mark.parametrize("name", ["vpp", "tp", "z3"])
+def test_torchtitan_toml_is_accepted_by_its_parser(plans, tmp_path, name):
+    ConfigManager = torchtitan_manager()
+    out = emit(plans[name], "torchtitan")
+    path = tmp_path / "job.toml"
+    path.write_text(out.text)
+    cfg = ConfigManager().parse_args(["--job.config_file", str(path)])
+    c = out.chosen.candidate
+    assert cfg.parallelism.tensor_parallel_degree == c.tp and cfg.parallelism.pipeline_parallel_degree == c.pp
+    assert cfg.activation_checkpoint.mode == {"none": "none", "full": "full"}.get(c.recompute, "selective")
+    path.write_text(out.text.replace("[parallelism]", "[parallelism]\npipeline_degree = 2"))
+    with pytest.raises(ValueError, match="Invalid field"):   # its parser refuses what it does not know
+        ConfigManager().parse_args(["--job.config_file", str(path)])
+
+
+def test_torchtitan_passes_over_what_it_cannot_run(plans):
+    from schedcc.errors import SchedccError
+    with pytest.raises(SchedccError, match="no feasible candidate of this plan can run on torchtitan"):
+        emit(plans["z1"], "torchtitan")        # every candidate pinned to ZeRO-1
+    res = plan_of("tp=2,pp=1,cp=1,microbatch=1,recompute=full,overlap=none")   # zero searched
+    out = emit(res, "torchtitan")
+    assert out.chosen.candidate.zero != 1
+    if res.best.candidate.zero == 1:
+        assert out.rank > 1 and "torchtitan has no ZeRO-1" in out.notes[0]
+
+
+# -- DeepSpeed's config classes ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["z3", "z1"])
+def test_deepspeed_json_is_accepted_by_its_config_class(plans, monkeypatch, name):
+    pytest.importorskip("deepspeed.runtime.config", reason="deepspeed is not installed (python3 tasks.py test "
+                                                           "installs its pure-Python package)")
+    import deepspeed.runtime.config as dsc
+    out = emit(plans[name], "deepspeed")
+    cfg = json.loads(out.text)
+    c = out.chosen.candidate
+
+    class MPU:   # the data-parallel group as Megatron-DeepSpeed's mpu reports it
+        def get_data_parallel_world_size(self):
+            return c.dp
+
+        def get_model_parallel_world_size(self):
+            return c.tp * c.pp
+
+        def get_data_parallel_rank(self):
+            return 0
+
+        def get_model_parallel_rank(self):
+            return 0
+
+    monkeypatch.setattr(dsc.dist, "get_rank", lambda *a, **k: 0)   # no process group on this machine
+    parsed = dsc.DeepSpeedConfig(cfg, mpu=MPU())
+    assert parsed.zero_optimization_stage == c.zero and parsed.train_batch_size == 64
+    assert parsed.gradient_accumulation_steps * c.microbatch * c.dp == 64
+    bad = json.loads(out.text)
+    bad["zero_optimization"]["stages"] = 2
+    with pytest.raises(Exception):   # and it refuses an unknown ZeRO key
+        dsc.DeepSpeedConfig(bad, mpu=MPU())
+
+
+def test_cli_emit_writes_with_the_report_and_refuses_unknown(tmp_path, capsys):
+    out = tmp_path / "launch.sh"
+    code = main(["plan", *SMALL, "--gpus", "16", "--global-batch", "64", "--target", "dgx-h100", "--fix",
+                 PLANS["tp"], "--workers", "1", "--emit", "megatron", "-o", str(out)])
+    assert code == 0 and out.read_text().startswith("#!/bin/bash")
+    assert "candidates scored" in capsys.readouterr().out
+    code = main(["plan", *SMALL, "--gpus", "16", "--global-batch", "64", "--target", "dgx-h100",
+                 "--emit", "jax", "-o", str(tmp_path / "x")])
+    assert code == 2 and "--emit" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert set(EMITTERS) == {"megatron", "torchtitan", "deepspeed"}
+    assert replace  # (kept for readers extending the table)
