@@ -40,6 +40,13 @@ def run(args, capsys):
      "needs --seq, --vocab"),
     (SMALL + ["--top", "0"], "--top: '0' is out of range"),
     (SMALL[:-4] + ["--workers", "0"], "--workers: '0' is out of range"),
+    (SMALL + ["--framework", "megatorn"], "unknown framework 'megatorn'"),
+    (SMALL + ["--framework", "megatron-2021", "--attention", "flash"], "--framework megatron-2021"),
+    (SMALL + ["--framework", "megatron-2021"], "--fix zero=1: --framework megatron-2021"),
+    (SMALL + ["--grad-overlap", "--no-grad-overlap"], "not allowed with argument"),
+    (SMALL + ["--bucket-elements", "-1"], "--bucket-elements: '-1' is out of range"),
+    (TINY + ["--gpus", "16", "--global-batch", "32", "--target", "dgx-h100", "--fix", "trim=1,pp=1"],
+     "trim takes layers off"),
 ])
 def test_bad_input_exits_2_with_a_message_and_writes_nothing(args, message, capsys, tmp_path):
     svg, report = tmp_path / "p.svg", tmp_path / "p.json"
@@ -63,7 +70,7 @@ def test_svg_with_wrong_suffix_refused_before_the_search(capsys, tmp_path):
 def test_table_summary_explain(capsys):
     code, out, _ = run([*SMALL, "--explain", "--top", "3"], capsys)
     assert code == 0
-    for word in ("step s", "tokens/s", "TFLOP/s", "MFU", "GB/80.0", "exposed s", "bubble", "model FLOPs = 3 x forward",
+    for word in ("step s", "tokens/s", "TFLOP/s", "MFU", "GB/84.9", "exposed s", "bubble", "model FLOPs = 3 x forward",
                  "summary: top-1", "top-2", "median", "slowest", "infeasible; search", "why #1", "#2 "):
         assert word in out, word
     rows = [line for line in out.splitlines() if line[:3].strip() in ("1", "2", "3")]

@@ -93,3 +93,15 @@ def test_llama3_8k_recomputes_only_part_of_its_layers():
     row = next(r for r in data["rows"] if r["id"] == "llama3-405b-8k")
     result = run_row(row, data["sources"])
     assert "rc=part" in result["config"] and result["memory_gb"] <= 80
+
+
+NEW_CHEAP_ROWS = ("dgxc-nemotron4-15b-16", "dgxc-llama3.1-70b-64")   # issue 22: sources not used for calibration
+
+
+@pytest.mark.parametrize("row_id", NEW_CHEAP_ROWS)
+def test_new_rows_within_15_percent(row_id):
+    data = load()
+    row = next(r for r in data["rows"] if r["id"] == row_id)
+    result = run_row(row, data["sources"])
+    assert result["feasible"]
+    assert abs(result["error"]) <= 0.15, result

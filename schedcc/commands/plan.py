@@ -28,6 +28,7 @@ examples:
   schedcc plan gpt-1t --gpus 3072 --global-batch 3072 --target dgx-a100 \\
       --fix tp=8,pp=64,microbatch=1,schedule=1f1b,zero=0,recompute=full,sp=0 --attention unfused
   schedcc plan llama3-70b --gpus 256 --global-batch 512 --target ascend910b-cluster --fix tp=8,overlap=auto
+  schedcc plan llama3-70b --gpus 512 --global-batch 1024 --target dgx-h100 --framework deepspeed
   schedcc plan gpt3-175b --gpus 64 --global-batch 64 --target a100 --format json --ray auto"""
 
 
@@ -44,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", metavar="K=V,...", action="append",
                         help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute "
                              "(none, selective, full, partial), recompute_layers (per model chunk, with partial), sp, "
-                             "overlap (e.g. --fix tp=8,pp=8); the rest are searched")
+                             "overlap, reshard (zero=3: FSDP reshards after forward, 1 or 0), trim (layers fewer on "
+                             "the first and last stage) (e.g. --fix tp=8,pp=8); the rest are searched")
     parser.add_argument("--top", type=whole(1, 100_000, "rows printed"), default=10, help="rows of the table (default 10)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--explain", action="store_true", help="say what makes the winner win")
@@ -76,17 +78,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--mlp", choices=("gelu", "swiglu"))
     model.add_argument("--dropout", action="store_true", default=None, help="dropout after attention and MLP")
     model.add_argument("--tied-embeddings", action="store_true", default=None, help="output layer shares the embedding")
-    fw = parser.add_argument_group("the framework (not searched)")
-    fw.add_argument("--attention", choices=("flash", "unfused"), default="flash",
-                    help="attention kernel: fused (FlashAttention) or QK^T, softmax, dropout, PV apart (default flash)")
-    fw.add_argument("--no-grad-overlap", action="store_true",
-                    help="reduce gradients after the last backward instead of under it")
+    fw = parser.add_argument_group("the framework (not searched; defaults: the framework's, docs/planner.md)")
+    from schedcc.planner.frameworks import names
+    fw.add_argument("--framework", default="any", metavar="NAME",
+                    help="search only what this software can run, priced as it runs it: " + ", ".join(names())
+                    + " (default any: every technique)")
+    fw.add_argument("--attention", choices=("flash", "unfused"), default=None,
+                    help="attention kernel: fused (FlashAttention) or QK^T, softmax, dropout, PV apart "
+                         "(default: the framework's first)")
+    overlap = fw.add_mutually_exclusive_group()
+    overlap.add_argument("--grad-overlap", action="store_true",
+                         help="reduce gradients under the backward that produces them (torch DDP's buckets)")
+    overlap.add_argument("--no-grad-overlap", action="store_true",
+                         help="reduce gradients after the last backward instead of under it")
     fw.add_argument("--no-param-gather-overlap", action="store_true",
                     help="ZeRO 1/2: gather weights after the optimizer instead of under the first forwards")
     fw.add_argument("--grad-reduce-bytes", type=whole(2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
-                    choices=(2, 4), default=4,
-                    help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, FSDP) (default 4)")
-    fw.add_argument("--fp32-params", action="store_true",
+                    choices=(2, 4), default=None,
+                    help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, NeMo, FSDP 'PURE'); "
+                         "Megatron-style frameworks keep the gradients in that dtype too (default: the framework's)")
+    fw.add_argument("--bucket-elements", type=whole(0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),
+                    default=None, help="gradients per reduction bucket (Megatron 40M, DeepSpeed 500M; default: "
+                                       "the framework's)")
+    fw.add_argument("--fp32-params", action="store_true", default=None,
                     help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set gemm_efficiency=0.7 (repeatable)")
@@ -134,9 +148,11 @@ def run(args: argparse.Namespace) -> int:
             s.startswith(("memory_capacity", "compute_units")) for s in args.set_values) else "--target",
             f"cluster model '{target.name}' has no memory_capacity or compute_units for the planner",
             notes=[PLANNER_TARGETS])
-    settings = Settings(attention=args.attention, grad_overlap=not args.no_grad_overlap,
-                        param_gather_overlap=not args.no_param_gather_overlap,
-                        grad_reduce_bytes=args.grad_reduce_bytes, fp32_params=args.fp32_params)
+    given = {"attention": args.attention, "grad_reduce_bytes": args.grad_reduce_bytes,
+             "bucket_elements": args.bucket_elements, "fp32_params": args.fp32_params,
+             "grad_overlap": False if args.no_grad_overlap else True if args.grad_overlap else None,
+             "param_gather_overlap": False if args.no_param_gather_overlap else None}
+    settings = Settings(framework=args.framework, **{k: v for k, v in given.items() if v is not None})
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     try:

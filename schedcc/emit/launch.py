@@ -51,7 +51,7 @@ class Launch:
 
     @property
     def layers(self) -> tuple[int, ...]:
-        return stage_layers(self.model.layers, self.cand.pp * max(self.cand.virtual, 1))
+        return stage_layers(self.model.layers, self.cand.pp * max(self.cand.virtual, 1), max(self.cand.trim, 0))
 
     @property
     def accumulation(self) -> int:
@@ -196,7 +196,7 @@ def torchtitan_table(L: Launch) -> dict[str, dict[str, object]]:
            "tensor_parallel_degree": c.tp, "pipeline_parallel_degree": c.pp, "context_parallel_degree": c.cp,
            "enable_async_tensor_parallel": any(k > 1 for k in L.chunks.values())}
     if c.zero >= 2:
-        par["fsdp_reshard_after_forward"] = "always" if c.zero == 3 else "never"
+        par["fsdp_reshard_after_forward"] = "always" if c.zero == 3 and c.reshard else "never"
     if c.pp > 1:
         par["pipeline_parallel_schedule"] = TITAN_SCHEDULES[c.schedule]
         par["pipeline_parallel_microbatch_size"] = c.microbatch
@@ -272,21 +272,35 @@ def _deepspeed_notes(L: Launch) -> list[str]:
     return []
 
 
+def _data_rules(name: str) -> tuple[tuple[Callable[[Candidate], bool], str], ...]:
+    """What ``frameworks.toml`` says *name* cannot run among the dimensions the emitters do not
+    check themselves: uneven stages (``trim``) and FSDP without resharding."""
+    from schedcc.planner.frameworks import framework
+    fw = framework(name)
+    return ((lambda c: c.trim > 0 and not fw.offers("trim", c.trim),
+             f"{fw.title} needs even pipeline stages (frameworks.toml: uneven_stages = false)"),
+            (lambda c: c.zero >= 3 and not fw.offers("reshard", c.reshard),
+             f"{fw.title} reshards FSDP's weights after the forward (frameworks.toml: reshard)"))
+
+
 EMITTERS: dict[str, Emitter] = {e.name: e for e in (
     Emitter("megatron", ".sh", (
         (lambda c: c.schedule in ("zb-h1", "zb-h2"), "Megatron-LM has no zero-bubble schedule (ZB-H1/H2)"),
-        (lambda c: c.zero >= 2 and c.pp > 1, "Megatron FSDP needs pp = 1")), render_megatron),
+        (lambda c: c.zero >= 2 and c.pp > 1, "Megatron FSDP needs pp = 1"), *_data_rules("megatron")),
+        render_megatron),
     Emitter("torchtitan", ".toml", (
         (lambda c: c.zero == 1, "torchtitan has no ZeRO-1 (it shards with FSDP2: ZeRO-3, or ZeRO-2 without "
                                 "resharding)"),
         (lambda c: c.recompute == "partial", "torchtitan recomputes every n-th layer, not the first n of a chunk"),
-        (lambda c: c.tp > 1 and not c.sp, "torchtitan's tensor parallelism is sequence-parallel")),
+        (lambda c: c.tp > 1 and not c.sp, "torchtitan's tensor parallelism is sequence-parallel"),
+        *_data_rules("torchtitan")),
         render_torchtitan),
     Emitter("deepspeed", ".json", (
         (lambda c: c.schedule in ("interleaved", "zb-h1", "zb-h2"), "DeepSpeed's pipeline engine runs 1F1B only"),
         (lambda c: c.cp > 1, "DeepSpeed has no ring context parallelism"),
         (lambda c: c.recompute in ("selective", "partial"), "DeepSpeed checkpoints whole layers only"),
-        (lambda c: c.zero >= 2 and c.pp > 1, "DeepSpeed's ZeRO-2/3 do not combine with its pipeline engine")),
+        (lambda c: c.zero >= 2 and c.pp > 1, "DeepSpeed's ZeRO-2/3 do not combine with its pipeline engine"),
+        *_data_rules("deepspeed")),
         render_deepspeed, _deepspeed_notes),
 )}
 

@@ -17,11 +17,11 @@ can leave).
 
 Example::
 
-    >>> import os, signal
+    >>> import signal, threading
     >>> with handled():
     ...     try:
-    ...         with deferred():
-    ...             os.kill(os.getpid(), signal.SIGTERM)
+    ...         with deferred():   # SIGTERM sent to this thread, as a terminal or kill(1) would the process
+    ...             signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
     ...             print("the commit goes on")
     ...     except Interrupted as sig:
     ...         print("then:", sig)
@@ -103,6 +103,21 @@ def _mask(how: int, signals) -> set | None:
         return None
 
 
+def _take_blocked() -> None:
+    """Move the signals of :data:`HANDLED` that arrived while blocked into ``_pending``,
+    so the end of :func:`deferred` raises them itself: once unblocked, Python would run
+    their handler only at some later instruction, after the check for them."""
+    while True:
+        try:
+            info = signal.sigtimedwait(HANDLED, 0)
+        except OSError:
+            return
+        if info is None:
+            return
+        if info.si_signo not in _pending:
+            _pending.append(info.si_signo)
+
+
 @contextmanager
 def deferred() -> Iterator[None]:
     """Block the signals of :data:`HANDLED` for the block (this thread), and hold back
@@ -115,6 +130,8 @@ def deferred() -> Iterator[None]:
     finally:
         _depth[0] -= main
         if old is not None:
+            if main:
+                _take_blocked()
             _mask(signal.SIG_SETMASK, old)
         if main and not _depth[0] and _pending:
             first = _pending[0]

@@ -14,9 +14,11 @@ channel:
 * ``cp``: ring attention for context parallelism: ``cp`` blocks of keys and
   values travel around the ring, each block's attention waiting for its
   transfer (forward K and V, backward also their gradients);
-* ``dp``: ZeRO stage 3: each layer's weights all-gathered before its forward
-  and again before its backward, its gradient reduce-scattered after; the
-  next layer's gather runs ahead (FSDP's prefetch, at most two layers held).
+* ``dp``: ZeRO stage 3 (FSDP): each layer's weights all-gathered before its
+  forward and again before its backward (only before the forward without
+  resharding), its gradient reduce-scattered after; the next layer's gather
+  runs ahead (FSDP's prefetch, at most two layers held). Under a pipeline
+  schedule FSDP gathers once per step: level 2's (:mod:`schedcc.planner.pipe`).
 
 Dependences carry data only, so a backward all-reduce runs under the weight
 gradients that do not need it, a prefetched gather under the previous
@@ -282,17 +284,19 @@ class _Layer:
         op("d_final_ln", "compute", self.stream(tok * h / T, 6), g, "w_head")
         return ops
 
-    def zero3(self, ops: list[LOp], phase: str) -> list[LOp]:
-        """ZeRO-3: gather the layer's weights before it (prefetched: no data dependence), and
-        in backward reduce-scatter its gradient after it."""
-        nbytes = self.m.layer_params() / self.c.tp * 2
-        gather = LOp("z_ag", "dp", self.coll("allgather", nbytes, self.dp_group), (), "comm")
-        first = ops[0]
-        ops = [gather, LOp(first.name, first.stream, first.dur, first.deps + ("z_ag",), first.kind)] + ops[1:]
+    def zero3(self, ops: list[LOp], phase: str, sh) -> list[LOp]:
+        """ZeRO-3 / FSDP: gather the layer's weights before it (prefetched: no data
+        dependence; in backward only when they were resharded after the forward), and in
+        backward reduce-scatter its gradient after it."""
+        if phase == "forward" or sh.gather == "layer":
+            nbytes = self.m.layer_params() / self.c.tp * 2
+            gather = LOp("z_ag", "dp", self.coll("allgather", nbytes, self.dp_group), (), "comm")
+            first = ops[0]
+            ops = [gather, LOp(first.name, first.stream, first.dur, first.deps + ("z_ag",), first.kind)] + ops[1:]
         if phase == "backward":
-            grad = self.st.grad_reduce_bytes
-            ops.append(LOp("z_rs", "dp", self.coll("reduce_scatter", self.m.layer_params() / self.c.tp * grad,
-                                                      self.dp_group), ("dx",), "comm"))
+            grad = sh.grad_reduce_bytes
+            ops = ops + [LOp("z_rs", "dp", self.coll("reduce_scatter", self.m.layer_params() / self.c.tp * grad,
+                                                        self.dp_group), ("dx",), "comm")]
         return ops
 
 
@@ -426,8 +430,10 @@ class LayerSchedules:
     """
 
     def __init__(self, model, cand, settings, cluster):
+        from schedcc.planner.frameworks import framework, sharding
         self.L = _Layer(model, cand, settings, cluster)
-        self.zero3 = cand.zero >= 3
+        self.sh = sharding(framework(settings.framework), cand, settings)
+        self.zero3 = self.sh.gather in ("layer", "layer-fwd")   # FSDP's per-layer gathers in the layer graph
         self.transform = OVERLAP_TRANSFORMS[cand.overlap]
         self.contention = cluster.contention
         self._ops: dict[str, list[LOp]] = {}
@@ -441,7 +447,7 @@ class LayerSchedules:
             if phase in ("forward", "backward"):
                 ops = L.forward() if phase == "forward" else L.backward()
                 ops = self.transform(ops, phase, L)
-                ops = L.zero3(ops, phase) if self.zero3 else ops
+                ops = L.zero3(ops, phase, self.sh) if self.zero3 else ops
             else:
                 kind, grad = phase.split("-")
                 ops = (L.embedding if kind == "embedding" else L.head)(grad == "b")

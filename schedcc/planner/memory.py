@@ -1,16 +1,27 @@
-"""Memory per GPU: weights, gradients, optimizer states, activations, buffers.
+"""Memory per GPU: weights, gradients, optimizer states, activations, logits, workspace.
 
-For pipeline rank ``r`` of a :class:`~schedcc.planner.space.Candidate` (bytes):
+For pipeline rank ``r`` of a :class:`~schedcc.planner.space.Candidate` (bytes),
+``P`` the parameters the rank holds (its layers, the embedding on the first
+stage, the output layer on the last (a copy of the embedding when they are
+tied and ``pp > 1``), all divided by ``tp``), ``d = dp x cp`` the ranks that
+share them, and the framework's :class:`~schedcc.planner.frameworks.Sharding`
+saying how they are held:
 
-* **weights** ``2 P`` (bf16), **gradients** ``4 P`` (fp32 main gradients, as
-  Megatron-LM keeps them for bf16 training), **optimizer** ``12 P`` (Adam's
-  fp32 master weights, first and second moments), ``P`` the parameters the
-  rank holds: its layers, the embedding on the first stage, the output layer on
-  the last (a copy of the embedding when they are tied and ``pp > 1``), all
-  divided by ``tp``. ZeRO shards over the ``dp x cp`` ranks that hold the same
-  parameters: stage 1 the optimizer, stage 2 also the gradients, stage 3 also
-  the weights (plus two layers gathered at a time: the one computing and the
-  one prefetched);
+* **weights** ``2 P`` (bf16; ``4 P`` when the framework keeps fp32
+  parameters, PyTorch FSDP); sharded (ZeRO-3 with reshard): ``P/d`` of that
+  plus two layers gathered in bf16 (the one computing and the one
+  prefetched); FSDP without reshard (or under a pipeline schedule): the
+  gathered bf16 copy ``2 P`` while a microbatch runs, plus the shard;
+* **gradients** ``g P`` at the dtype the framework accumulates them in
+  (``g = 4``: Megatron-LM's fp32 main gradients; ``2`` with
+  ``--grad-reduce-in-bf16`` or NeMo's ``grad_sync_dtype: bf16``, which make the
+  gradient buffer bf16; DeepSpeed ZeRO-2 keeps the bf16 partition); sharded
+  (ZeRO-2, ZeRO-3): ``g P/d`` plus the reduction bucket (DeepSpeed's
+  ``reduce_bucket_size``) or one layer's unsharded gradient (FSDP);
+* **optimizer** ``12 P`` (Adam's fp32 master weights, first and second
+  moments; ``8 P`` when the fp32 parameters are the master copy), ``/d`` from
+  ZeRO-1 on. The optimizer step's transient fp32 copy of a bf16 gradient shard
+  is not counted: the activations are freed by then;
 * **activations** per layer and microbatch after Korthikanti et al. (2022),
   generalised to grouped-query attention, gated MLPs and models without
   dropout (``sb`` = tokens of a microbatch on this rank, ``s/cp`` per
@@ -39,8 +50,9 @@ For pipeline rank ``r`` of a :class:`~schedcc.planner.space.Candidate` (bytes):
   forward allocates, its backward frees), in layers;
 * **logits** on the last stage: ``4 s b V / tp`` bytes, twice (fp32 logits
   and their gradient, one microbatch at a time);
-* **reserved**: the cluster's ``memory_reserved`` (CUDA context,
-  communication buffers, allocator fragmentation: a documented assumption).
+* **workspace**: the cluster's ``memory_reserved`` (communication buffers,
+  library workspaces, allocator fragmentation: docs/cost-model.md); the
+  capacity is what PyTorch reports for the device (``memory_capacity``).
 
 Example::
 
@@ -74,7 +86,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 WEIGHT_BYTES = 2       # bf16 weights
-GRAD_BYTES = 4         # fp32 main gradients (Megatron-LM with bf16)
 OPTIMIZER_BYTES = 12   # Adam: fp32 master weight, first and second moments
 LOGIT_BYTES = 4        # fp32 logits for the loss
 
@@ -147,17 +158,55 @@ def rank_params(model, cand, layers_on_rank: int, rank: int) -> float:
     return p / cand.tp
 
 
-def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
-              inflight_layers: list[float], fp32_params: bool = False) -> Memory:
-    """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
-    activations rank r holds at once (its schedule's peak). O(pp).
+def _default_sharding(cand):
+    from schedcc.planner.frameworks import DEFAULT, framework, sharding
+    return sharding(framework(DEFAULT), cand)
 
-    *fp32_params*: the framework keeps the parameters themselves in fp32 (PyTorch FSDP
-    with a bf16 compute copy gathered per layer): 4 bytes of weights per parameter that
-    are also Adam's master copy, so the optimizer holds only the two moments (8 bytes)."""
-    weight_bytes = 4 if fp32_params else WEIGHT_BYTES
-    optimizer_bytes = OPTIMIZER_BYTES - 4 if fp32_params else OPTIMIZER_BYTES
-    shard = cand.dp * cand.cp
+
+def state_terms(model, cand, params: float, sh, bucket_bytes: float = 0.0) -> dict[str, float]:
+    """Weights, gradients and optimizer bytes of *params* parameters (one rank's, per
+    tensor-parallel shard) held as *sh* says (module docstring). O(1).
+
+    The ZeRO paper's Figure 1 (Rajbhandari et al. 2020): 7.5B parameters on 64 GPUs with
+    mixed-precision Adam take 120 GB per GPU, 31.4 with ZeRO-1, 16.6 with ZeRO-2 and 1.9
+    with ZeRO-3 (fp16 gradients, the working layers and buckets left out)::
+
+        >>> from schedcc.planner.model import preset
+        >>> from schedcc.planner.space import Candidate
+        >>> from schedcc.planner.frameworks import framework, sharding
+        >>> from schedcc.planner.space import Settings
+        >>> st = Settings(framework="deepspeed", grad_bytes=2, grad_reduce_bytes=2)
+        >>> gb = [sum(state_terms(None, c, 7.5e9, sharding(framework("deepspeed"), c, st)).values()) / 1e9
+        ...       for c in (Candidate(64, 1, 1, zero=z) for z in (0, 1, 2))]
+        >>> [round(x, 1) for x in gb]
+        [120.0, 31.4, 16.6]
+    """
+    d = cand.dp * cand.cp
+    master = 4 if sh.fp32_params else WEIGHT_BYTES
+    optimizer = (OPTIMIZER_BYTES - 4 if sh.fp32_params else OPTIMIZER_BYTES) * params
+    layer = model.layer_params() / cand.tp if model is not None else 0.0
+    if sh.weights_sharded:
+        weights = master * params / d + 2 * WEIGHT_BYTES * layer
+    elif sh.weights_full_and_shard:
+        weights = WEIGHT_BYTES * params + master * params / d
+    else:
+        weights = master * params
+    if sh.grads_sharded:
+        gradients = sh.grad_bytes * params / d
+        gradients += (sh.grad_reduce_bytes * layer) if sh.grad_sync == "layer" else bucket_bytes
+    else:
+        gradients = sh.grad_bytes * params
+    return {"weights": weights, "gradients": gradients,
+            "optimizer": optimizer / (d if sh.optimizer_sharded else 1)}
+
+
+def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
+              inflight_layers: list[float], sh=None, bucket_elements: int = 0) -> Memory:
+    """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
+    activations rank r holds at once (its schedule's peak); *sh*: how the framework holds
+    the states (:func:`schedcc.planner.frameworks.sharding`; default: the ``any``
+    framework's); *bucket_elements*: its gradient bucket (ZeRO-2). O(pp)."""
+    sh = sh or _default_sharding(cand)
     tokens = cand.microbatch * model.seq / cand.cp
     per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
     partial = cand.recompute == "partial" and cand.recompute_layers > 0
@@ -173,17 +222,12 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
             chunk = layers_per_rank[r] / max(cand.virtual, 1)
             frac = min(cand.recompute_layers, chunk) / chunk if chunk else 0.0
             layer_bytes = (1 - frac) * per_layer + frac * kept
-        terms = {
-            "weights": weight_bytes * p / (shard if cand.zero >= 3 else 1),
-            "gradients": GRAD_BYTES * p / (shard if cand.zero >= 2 else 1),
-            "optimizer": optimizer_bytes * p / (shard if cand.zero >= 1 else 1),
-            "activations": layer_bytes * inflight_layers[r] + working,
-        }
-        if cand.zero >= 3:
-            terms["weights"] += 2 * WEIGHT_BYTES * model.layer_params() / cand.tp
+        bucket = min(bucket_elements, p) * sh.grad_reduce_bytes if bucket_elements else 0.0
+        terms = state_terms(model, cand, p, sh, bucket)
+        terms["activations"] = layer_bytes * inflight_layers[r] + working
         if r == cand.pp - 1:
             terms["logits"] = 2 * LOGIT_BYTES * tokens * model.vocab / cand.tp
-        terms["reserved"] = reserved
+        terms["workspace"] = reserved
         total = sum(terms.values())
         per_rank[r] = total
         if worst is None or total > sum(worst.terms.values()):
@@ -194,7 +238,7 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
 
 def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reserved: float,
                              layers_per_rank: list[int], inflight_layers: list[float], chunk_layers: int,
-                             fp32_params: bool = False) -> tuple[int, Memory]:
+                             sh=None, bucket_elements: int = 0) -> tuple[int, Memory]:
     """For ``recompute="partial"``: the fewest layers per model chunk (1 to *chunk_layers* - 1)
     whose recomputation makes *cand* fit, and that memory; the most when none fits. O(pp x
     chunk_layers).
@@ -219,7 +263,7 @@ def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reser
     mem = None
     for n in range(1, max(chunk_layers, 2)):
         mem = memory_of(model, replace(cand, recompute_layers=n), attention, capacity, reserved, layers_per_rank,
-                        inflight_layers, fp32_params)
+                        inflight_layers, sh, bucket_elements)
         if mem.fits:
             return n, mem
     return max(chunk_layers - 1, 1), mem

@@ -6,17 +6,27 @@ Each pipeline rank runs its action list in order (the lists of
 ZB-H1/ZB-H2; one rank with ``F0 B0 F1 B1 ...`` when ``pp = 1``), each action
 as long as level 1 (:mod:`schedcc.planner.layer`) found its chunk's forward or
 backward to be. Between ranks an activation (forward) or its gradient
-(backward) travels as a transfer on the sender's ``pp`` channel. Per rank,
-after the last backward of each model chunk, its gradients are reduced over
-the ``dp x cp`` ranks that share its weights, in ``buckets`` pieces that
-become ready as that backward proceeds (a dependence ``(j+1)/buckets`` of the
-way into it) when gradient reduction overlaps backward, else in one piece
-after the rank's last action; then the optimizer step (memory-bound: 34
-bytes per parameter held, Adam's read and write of fp32 weights, gradients,
-moments and the bf16 copy, and the gradient norm); with ZeRO 1 and 2 the
-updated weights are all-gathered, at the start of the step, each chunk's
-first forward waiting for its first bucket and its second forward for its
-last, when that gather overlaps the forwards (else after the optimizer).
+(backward) travels as a transfer on the sender's ``pp`` channel. The
+data-parallel side runs as the framework runs it
+(:func:`schedcc.planner.frameworks.sharding`): gradients are reduced over
+the ``dp x cp`` ranks that share a chunk's weights once per step, in the last
+microbatch's backward (DDP, ZeRO-1, FSDP under a pipeline schedule), or in
+every microbatch's backward (ZeRO-2), in the framework's buckets
+(:func:`~schedcc.planner.frameworks.bucket_plan`: at most ``buckets`` nodes,
+the last one a single real bucket), each ready a share of the way into the
+backward that produces it, when gradient reduction overlaps backward; else in
+one piece after the rank's last action. With ZeRO-2 every backward runs under
+its own reductions and is lengthened by the cluster's ``contention`` times
+that overlap (NCCL takes SMs and memory bandwidth, as ZeRO-3's per-layer
+reductions pay in the layer schedules); the once-per-step reductions are
+left as the calibration found them (docs/cost-model.md). Then the optimizer step
+(memory-bound: 34 bytes per parameter held, Adam's read and write of fp32
+weights, gradients, moments and the bf16 copy, and the gradient norm); with
+ZeRO 1 and 2 (and FSDP under a pipeline schedule) the updated weights are
+all-gathered, at the start of the step, each chunk's first forward waiting
+for its first bucket and its second forward for its last, when that gather
+overlaps the forwards (else after the optimizer). ZeRO-3's per-layer
+gathers and reduce-scatters are level 1's (:mod:`schedcc.planner.layer`).
 
 Every node has its duration in nanoseconds; the list scheduler times the
 graph and the step is its makespan. Complexity O(A log A) for A actions
@@ -35,6 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from schedcc.planner.frameworks import bucket_plan, framework, sharding
 from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
@@ -138,7 +149,8 @@ def inflight_closed_form(cand, m: int, stage_layers: tuple[int, ...]) -> list[fl
     for r in range(p):
         if cand.schedule == "interleaved":
             k = min(2 * (p - r - 1) + (v - 1) * p + 1, m * v)
-            out.append(k * stage_layers[r])   # chunks of one rank have (nearly) equal layers
+            # Megatron-LM's warm-up runs p microbatches through chunk 0, then p through chunk 1...
+            out.append(sum(stage_layers[((i // p) % v) * p + r] for i in range(k)))
         elif cand.schedule == "zb-h2":
             out.append(min(m, 2 * (p - r) - 1) * stage_layers[r])
         else:
@@ -168,24 +180,29 @@ def transfer_s(cand, cluster, model) -> float:
     return xfer
 
 
-def optimizer_s(cand, cluster, stage_params, rank: int) -> float:
-    """Seconds of pipeline rank *rank*'s optimizer step (memory-bound, module docstring)."""
+def optimizer_s(cand, cluster, stage_params, rank: int, sharded: bool | None = None) -> float:
+    """Seconds of pipeline rank *rank*'s optimizer step (memory-bound, module docstring); *sharded*:
+    the optimizer state is sharded over the ``dp x cp`` ranks (default: ZeRO >= 1)."""
     p, shard = cand.pp, cand.dp * cand.cp
-    held = sum(stage_params[s] for s in range(len(stage_params)) if s % p == rank) / (shard if cand.zero >= 1 else 1)
+    sharded = cand.zero >= 1 if sharded is None else sharded
+    held = sum(stage_params[s] for s in range(len(stage_params)) if s % p == rank) / (shard if sharded else 1)
     return stream_time(cluster, held * OPTIMIZER_BYTES_PER_PARAM)
 
 
-def step_lower_bound(cand, cluster, model, durations, stage_params, m: int) -> float:
+def step_lower_bound(cand, cluster, model, durations, stage_params, m: int, sh=None) -> float:
     """A lower bound on :func:`evaluate_step`'s step, without scheduling: on each rank ``r``, its
     first forward waits for microbatch 0's forwards through the stages before it (and their
     transfers), then its ``m`` forwards and backwards run one after another; after its last
     backward come its optimizer step, or microbatch ``m - 1``'s backwards down to stage 0 and
     rank 0's optimizer step (not for zero-bubble schedules, whose weight gradients may come
-    last). O(pp x virtual)."""
+    last). Stages may hold different layers (``trim``): each rank's own durations count. ZeRO-2's
+    backwards, lengthened in the graph under their own reductions, count at their level-1
+    length here (still a bound). *sh*: the data-parallel behaviour (its optimizer sharding;
+    default: ZeRO >= 1 shards). O(pp x virtual)."""
     p = cand.pp
     n = len(durations)
     xt = transfer_s(cand, cluster, model) if p > 1 else 0.0
-    opt = [optimizer_s(cand, cluster, stage_params, r) for r in range(p)]
+    opt = [optimizer_s(cand, cluster, stage_params, r, sh.optimizer_sharded if sh else None) for r in range(p)]
     zb = cand.schedule.startswith("zb")
     best = 0.0
     for r in range(p):
@@ -196,9 +213,11 @@ def step_lower_bound(cand, cluster, model, durations, stage_params, m: int) -> f
     return best
 
 
-def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
+def step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh=None):
     """The level-2 graph. *durations*: stage -> (f, b, i, w) seconds; *stage_params*:
-    stage -> parameters per tensor-parallel shard."""
+    stage -> parameters per tensor-parallel shard; *sh*: the data-parallel behaviour
+    (default: *settings*' framework's)."""
+    sh = sh or sharding(framework(settings.framework), cand, settings)
     p, v = cand.pp, max(cand.virtual, 1)
     n_stages = p * v
     ops: list[Op] = []
@@ -217,6 +236,7 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
     tick = {s: dict(zip("FBIW", (ticks(x) for x in durations[s]))) for s in durations}
     last_of_rank: dict[int, int] = {}
     last_b: dict[int, int] = {}      # stage -> its last backward-type action (B or W)
+    grad_acts: dict[int, list[int]] = {}   # stage -> every action that produces weight gradients
     first_f: dict[int, list[int]] = {}
     for r, acts in enumerate(lists):   # the hot loop: tuples built directly
         prev = None
@@ -233,7 +253,14 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
                 first_f.setdefault(a.stage, []).append(n)
             elif a.kind != "I":
                 last_b[a.stage] = n
+                grad_acts.setdefault(a.stage, []).append(n)
         last_of_rank[r] = prev
+    reductions = _reductions(cand, settings, cluster, sh, stage_params, n_stages, grad_acts, last_b)
+    if sh.grad_sync == "micro" and settings.grad_overlap and cluster.contention > 0:
+        for n, (shares, times) in reductions.items():   # every backward slowed under its own buckets
+            op = ops[n]
+            d = op.latency + ticks(cluster.contention * _under(op.latency / 1e9, shares, times))
+            ops[n] = op._replace(latency=d, occupancy=d)
     # activations and gradients between stages
     xt = ticks(transfer_s(cand, cluster, model))
     pp_units = [(f"r{r}:pp",) for r in range(p)]
@@ -263,37 +290,37 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
     # data-parallel gradient reduction, optimizer, weight gather
     shard = cand.dp * cand.cp
     group = (shard, cand.tp)
-    opt_time = {}
-    if shard > 1 and cand.zero < 3:
+    opt_time: dict[int, list[int]] = {}
+    if reductions:
         for r in range(p):
             stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
-            kind = "reduce_scatter" if cand.zero else "allreduce"
             reduce_ops = []
             if settings.grad_overlap:
-                for s in stages:
-                    nbytes = stage_params[s] * settings.grad_reduce_bytes / settings.buckets
-                    t = cluster.collective_time(kind, nbytes, *group)
-                    src = last_b[s]
-                    for j in range(settings.buckets):
-                        g = node(f"grad{s}.{j}", f"r{r}:dp", t)
-                        dep(src, g, ops[src].latency * (j + 1) // settings.buckets)
+                for src in sorted(n for n in reductions if ops[n].payload[0] == r):
+                    shares, times = reductions[src]
+                    done = 0.0
+                    for share, t in zip(shares, times):
+                        done += share
+                        g = node(f"grad{src}", f"r{r}:dp", t)
+                        dep(src, g, int(ops[src].latency * min(done, 1.0)))
                         reduce_ops.append(g)
-            else:
-                nbytes = sum(stage_params[s] for s in stages) * settings.grad_reduce_bytes
-                g = node(f"grad{r}", f"r{r}:dp", cluster.collective_time(kind, nbytes, *group))
+            else:   # one reduction of the rank's gradients after its last action (per microbatch: ZeRO-2)
+                total = sum(stage_params[s] for s in stages) * sh.grad_reduce_bytes
+                count = max(len(grad_acts[s]) for s in stages) if sh.grad_sync == "micro" else 1
+                g = node(f"grad{r}", f"r{r}:dp", count * cluster.collective_time(sh.grad_collective, total, *group))
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops
     slowest_optimizer = 0.0
     for r in range(p):
         stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
-        dur = optimizer_s(cand, cluster, stage_params, r)
+        dur = optimizer_s(cand, cluster, stage_params, r, sh.optimizer_sharded)
         slowest_optimizer = max(slowest_optimizer, dur)
         o = node(f"optimizer{r}", f"r{r}:c", dur)
         dep(last_of_rank[r], o, 0, "ORDER")
         for g in opt_time.get(r, ()):
             dep(g, o)
-        if cand.zero in (1, 2) and shard > 1:
+        if sh.gather == "step":
             for s in stages:
                 t = cluster.collective_time("allgather", stage_params[s] * 2 / settings.buckets, *group)
                 gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t) for j in range(settings.buckets)]
@@ -308,12 +335,46 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params):
     return SchedGraph(tuple(ops), tuple(deps), Machine("pipeline", max(len(ops), 1), units)), slowest_optimizer
 
 
+def _under(dur: float, shares: list[float], times: list[float]) -> float:
+    """Seconds of a backward of *dur* seconds that its own bucket reductions overlap: bucket j
+    starts when *shares[:j+1]* of the backward is done and the channel is free. O(buckets).
+
+    >>> round(_under(1.0, [0.5, 0.5], [0.25, 0.25]), 3)
+    0.25
+    """
+    end = done = under = 0.0
+    for share, t in zip(shares, times):
+        done += share
+        start = max(done * dur, end)
+        end = start + t
+        under += max(0.0, min(end, dur) - start)
+    return under
+
+
+def _reductions(cand, settings, cluster, sh, stage_params, n_stages, grad_acts, last_b) -> dict:
+    """Action -> (bucket shares, seconds of each bucket node) for every backward that
+    reduces gradients: each stage's last (``grad_sync == "step"``) or all of them
+    (``"micro"``). O(stages x microbatches x buckets)."""
+    if sh.grad_sync not in ("step", "micro"):
+        return {}
+    group = (cand.dp * cand.cp, cand.tp)
+    out = {}
+    for s in range(n_stages):
+        elems = stage_params[s]
+        n_real, shares = bucket_plan(elems, settings.bucket_elements, settings.buckets)
+        one = cluster.collective_time(sh.grad_collective, elems * sh.grad_reduce_bytes / n_real, *group)
+        times = [one * share * n_real for share in shares]
+        for src in (grad_acts[s] if sh.grad_sync == "micro" else [last_b[s]]):
+            out[src] = (shares, times)
+    return out
+
+
 STEADY_FROM = 3   # pipelines of more than 3 x pp microbatches are extrapolated (see evaluate_step)
 ZB_FROM = 4       # zero-bubble schedules are scheduled up to 4 x pp microbatches
 
 
 def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: int,
-                  costs: StageCosts | None = None) -> StepEval:
+                  costs: StageCosts | None = None, sh=None) -> StepEval:
     """Schedule the level-2 graph of *m* microbatches and measure it (module docstring).
 
     Past the pipeline's fill, every further ``pp`` microbatches repeat the same pattern:
@@ -329,13 +390,13 @@ def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: in
     p = cand.pp
     zb = cand.schedule.startswith("zb")
     if m <= (ZB_FROM if zb else STEADY_FROM) * p:
-        return _scheduled(cand, settings, cluster, model, action_lists(cand, m, costs), durations, stage_params)
+        return _scheduled(cand, settings, cluster, model, action_lists(cand, m, costs), durations, stage_params, sh)
     plain = replace(cand, schedule="1f1b") if zb else cand
-    a = _scheduled(plain, settings, cluster, model, action_lists(plain, 2 * p, costs), durations, stage_params)
-    b = _scheduled(plain, settings, cluster, model, action_lists(plain, 3 * p, costs), durations, stage_params)
+    a = _scheduled(plain, settings, cluster, model, action_lists(plain, 2 * p, costs), durations, stage_params, sh)
+    b = _scheduled(plain, settings, cluster, model, action_lists(plain, 3 * p, costs), durations, stage_params, sh)
     if zb:
         base, m0 = _scheduled(cand, settings, cluster, model, action_lists(cand, ZB_FROM * p, costs), durations,
-                              stage_params), ZB_FROM * p
+                              stage_params, sh), ZB_FROM * p
     else:
         base, m0 = b, 3 * p
     k = (m - m0) / p
@@ -349,8 +410,8 @@ def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: in
                     base.optimizer, a.nodes + b.nodes + (base.nodes if zb else 0))
 
 
-def _scheduled(cand, settings, cluster, model, lists, durations, stage_params) -> StepEval:
-    graph, opt_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params)
+def _scheduled(cand, settings, cluster, model, lists, durations, stage_params, sh=None) -> StepEval:
+    graph, opt_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh)
     prio = [-i for i in range(len(graph.ops))]
     sched = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule
     start = sched.cycle

@@ -38,9 +38,10 @@ from schedcc.training.costs import Cluster, cluster_of
 from schedcc.training.pipeline_graph import StageCosts
 from schedcc.planner import overlap as _overlap  # noqa: F401  registers tp2/tp4/tp8/auto in layer's table
 from schedcc.planner.layer import ChunkTimes, LayerSchedules
-from schedcc.planner.memory import fewest_recomputed_layers, memory_of
+from schedcc.planner.frameworks import framework, sharding
+from schedcc.planner.memory import Memory, fewest_recomputed_layers, memory_of
 from schedcc.planner.pipe import evaluate_step, inflight_closed_form, step_lower_bound
-from schedcc.planner.space import Candidate, Settings, stage_layers
+from schedcc.planner.space import TRIMS, Candidate, Settings, stage_layers
 
 
 class Context:
@@ -57,8 +58,17 @@ class Context:
         self.cluster = replace(cluster, nodes=nodes)
         self.model, self.gpus, self.global_batch = model, gpus, global_batch
         self.settings = settings or Settings()
+        self.framework = framework(self.settings.framework)
         self.cache: dict[tuple, ChunkTimes] = {}
         self.layers: dict[tuple, LayerSchedules] = {}   # per layer shape: shared by every chunk length
+
+    def sharding(self, cand: Candidate):
+        return sharding(self.framework, cand, self.settings)
+
+    def memory(self, cand: Candidate, per_rank_layers: list[int], inflight: list[float]) -> Memory:
+        cl, st = self.cluster, self.settings
+        return memory_of(self.model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers,
+                         inflight, self.sharding(cand), st.bucket_elements)
 
     def chunk(self, cand: Candidate, layers: int, first: bool, last: bool) -> ChunkTimes:
         if cand.recompute == "partial":   # the first n of the chunk's layers pay a forward again
@@ -68,8 +78,9 @@ class Context:
             mix = lambda x, y: (1 - w) * x + w * y  # noqa: E731
             return ChunkTimes(mix(a.f, b.f), mix(a.b, b.b),
                               {k: mix(a.parts.get(k, 0.0), b.parts.get(k, 0.0)) for k in {**a.parts, **b.parts}})
-        shape = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, cand.zero >= 3,
-                 cand.dp if cand.zero >= 3 else 0, cand.overlap)
+        per_layer = cand.zero >= 3 and cand.pp == 1 and cand.dp * cand.cp > 1   # FSDP's gathers in the layer graph
+        shape = (cand.tp, cand.cp, cand.sp, cand.microbatch, cand.recompute, per_layer, per_layer and cand.reshard,
+                 cand.dp if per_layer else 0, cand.overlap)
         key = shape + (layers, first, last)
         t = self.cache.get(key)
         if t is None:
@@ -123,6 +134,48 @@ def _stage_params(model, cand: Candidate, layers: tuple[int, ...]) -> list[float
 PARTIAL_NOT_NEEDED = "search default: partial recomputation only where no recomputation does not fit"
 
 
+def layout(model, cand: Candidate, trim: int | None = None) -> tuple[tuple[int, ...], list[int]]:
+    """Layers of each model chunk and of each pipeline rank, for *cand*'s trim (or *trim*)."""
+    chunks = cand.pp * max(cand.virtual, 1)
+    layers = stage_layers(model.layers, chunks, cand.trim if trim is None else trim)
+    return layers, [sum(layers[s] for s in range(chunks) if s % cand.pp == r) for r in range(cand.pp)]
+
+
+def choose_trim(cand: Candidate, ctx: Context, m: int) -> int:
+    """For ``trim=-1``: of the layouts of trims 0 and :data:`~schedcc.planner.space.TRIMS`,
+    the one whose busiest pipeline rank computes least (level 1's chunk times, cached; the
+    first chunk carries the embedding, the last the output layer and the loss) among those
+    whose memory fits, else the one that needs least memory. Ties go to the smaller trim.
+    O(trims x chunks).
+
+    Llama 3 8B in 4 stages: its output layer costs about two layers, so the last stage
+    is the busiest with 8 layers a stage; 7, 9, 9, 7 balances it::
+
+        >>> from schedcc.planner.model import preset
+        >>> ctx = Context(preset("llama3-8b"), "dgx-h100", gpus=32, global_batch=32)
+        >>> choose_trim(Candidate(1, 8, 4, microbatch=1, schedule="1f1b", sp=True, trim=-1), ctx, 32)
+        2
+    """
+    model, chunks = ctx.model, cand.pp * max(cand.virtual, 1)
+    best, seen = None, set()
+    plain = replace(cand, recompute="none", recompute_layers=0) if cand.recompute == "partial" else cand
+    for t in (0,) + TRIMS:
+        layers = stage_layers(model.layers, chunks, t)
+        if layers is None or layers in seen:
+            continue
+        seen.add(layers)
+        trimmed = replace(plain, trim=t)
+        _, per_rank = layout(model, trimmed)
+        times = [ctx.chunk(trimmed, layers[s], s == 0, s == chunks - 1) for s in range(chunks)]
+        load = max(sum(times[s].f + times[s].b for s in range(r, chunks, cand.pp)) for r in range(cand.pp))
+        mem = ctx.memory(trimmed, per_rank, inflight_closed_form(trimmed, m, layers))
+        fits = mem.fits or cand.recompute == "partial"   # partial recomputes until it fits
+        key = (not fits, round(load, 6) if fits else mem.total, t)
+        if best is None or key < best[0]:
+            best = (key, t)
+    return best[1] if best else 0
+
+
 @dataclass
 class Prepared:
     """A candidate that fits, with its level-1 chunk times and a lower bound on its step
@@ -153,25 +206,26 @@ def prepare(cand: Candidate, ctx: Context) -> Scored | Prepared:
     its step (``bound_s <= finish(...).step_time_s``, tested). O(level 1, cached per shape)."""
     model, cl, st = ctx.model, ctx.cluster, ctx.settings
     m = cand.microbatches(ctx.global_batch)
+    if cand.trim < 0:
+        cand = replace(cand, trim=choose_trim(cand, ctx, m))
     chunks = cand.pp * max(cand.virtual, 1)
-    layers = stage_layers(model.layers, chunks)
-    per_rank_layers = [sum(layers[s] for s in range(chunks) if s % cand.pp == r) for r in range(cand.pp)]
+    layers, per_rank_layers = layout(model, cand)
     inflight = inflight_closed_form(cand, m, layers)
     if cand.recompute == "partial" and not cand.recompute_layers:
-        if memory_of(model, replace(cand, recompute="none"), st.attention, cl.memory_capacity, cl.memory_reserved,
-                     per_rank_layers, inflight, st.fp32_params).fits:
+        if ctx.memory(replace(cand, recompute="none"), per_rank_layers, inflight).fits:
             # the search tried partial beside none: where none fits, partial only adds a forward
             return Scored(cand, False, PARTIAL_NOT_NEEDED, m, 0.0, {})
         n, mem = fewest_recomputed_layers(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved,
-                                          per_rank_layers, inflight, max(layers), st.fp32_params)
+                                          per_rank_layers, inflight, max(layers), ctx.sharding(cand),
+                                          st.bucket_elements)
         cand = replace(cand, recompute_layers=n)
     else:
-        mem = memory_of(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers,
-                        inflight, st.fp32_params)
+        mem = ctx.memory(cand, per_rank_layers, inflight)
     if not mem.fits:
         return Scored(cand, False, mem.overflow(), m, mem.total, mem.terms)
     times = {s: ctx.chunk(cand, layers[s], s == 0, s == chunks - 1) for s in range(chunks)}
-    bound = step_lower_bound(cand, cl, model, _durations(times), _stage_params(model, cand, layers), m)
+    bound = step_lower_bound(cand, cl, model, _durations(times), _stage_params(model, cand, layers), m,
+                             ctx.sharding(cand))
     return Prepared(cand, m, layers, mem.total, mem.terms, times, bound * (1 - BOUND_SLACK))
 
 
@@ -196,7 +250,8 @@ def finish(p: Prepared, ctx: Context) -> Scored:
     costs = StageCosts(f=us(mid.f), b=us(mid.b), i=us(mid.b - mid.parts.get("wgrad", 0)),
                        w=us(mid.parts.get("wgrad", 0)))
     durations = _durations(times)
-    ev = evaluate_step(cand, st, cl, model, durations, _stage_params(model, cand, layers), m, costs)
+    ev = evaluate_step(cand, st, cl, model, durations, _stage_params(model, cand, layers), m, costs,
+                       ctx.sharding(cand))
     step = ev.step
     flops = model.model_flops(ctx.global_batch)
     tflops = flops / step / ctx.gpus / 1e12

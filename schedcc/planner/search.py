@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from schedcc.errors import SchedccError, check_range
 from schedcc.planner.memory import gib
 from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Prepared, Scored, finish, prepare, score
-from schedcc.planner.space import Candidate, Settings, enumerate_space, parse_fix
+from schedcc.planner.space import Candidate, Settings, check_framework, enumerate_space, parse_fix
 from schedcc.planner.layer import overlap_names
 
 PROGRESS_AFTER_S = 2.0   # a progress bar appears when a search runs longer than this (on a terminal)
@@ -105,7 +105,7 @@ def _rank_key(s: Scored):
 
 
 def _group_key(c: Candidate):
-    return (c.tp, c.cp, c.sp, c.microbatch, c.recompute, c.zero >= 3, c.overlap)
+    return (c.tp, c.cp, c.sp, c.microbatch, c.recompute, c.zero >= 3, c.reshard, c.overlap)
 
 
 def _chunks(cands: list[Candidate], n: int) -> list[list[Candidate]]:
@@ -352,7 +352,10 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     name like ``dgx-h100``, a :class:`~schedcc.target.Target` or a
     :class:`~schedcc.training.costs.Cluster`) for *global_batch* sequences per step.
 
-    *fix* pins dimensions (``"tp=8,pp=8"`` or a dict); *workers* processes score in
+    *fix* pins dimensions (``"tp=8,pp=8"`` or a dict); *settings* says what the framework
+    does (``Settings(framework="megatron")`` limits the search to what Megatron-LM can run
+    and prices it as Megatron-LM runs it: :mod:`schedcc.planner.frameworks`); *workers*
+    processes score in
     parallel (default: the number of cores; 1: in this process); *ray* scores on Ray
     instead; *progress* forces progress on stderr on or off (default: a bar on a terminal, a line every
     few seconds elsewhere: a log, a pipe). With
@@ -374,8 +377,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     if ray and ray != "auto" and not joined:
         check_ray_address(ray)  # within seconds, before any work
     ctx = Context(model, target, gpus, global_batch, settings)
+    check_framework(ctx.framework, fix, settings.attention)
     space = enumerate_space(model, gpus, global_batch, ctx.cluster.devices_per_node, fix, overlap_names(),
-                            settings.attention)
+                            settings.attention, ctx.framework)
     cands = space.candidates
     bar = _Progress(len(cands), progress)
     workers = os.cpu_count() or 1 if workers is None else workers
@@ -438,26 +442,22 @@ def _too_large(res: PlanResult, model, ctx: Context, fix: dict) -> None:
 
 def smallest_fitting_gpus(model, ctx: Context, fix: dict, limit: int = 65536) -> int | None:
     """Whole nodes, doubling, until some candidate's memory fits (no scheduling). O(log limit)."""
-    from schedcc.planner.space import stage_layers
     from schedcc.planner.pipe import inflight_closed_form
-    from schedcc.planner.memory import memory_of
+    from schedcc.planner.score import layout
     n = ctx.cluster.devices_per_node
     free = {k: v for k, v in fix.items() if k not in ("dp", "pp", "tp", "cp")}
     while n <= limit:
         if n > ctx.gpus:
             try:
                 space = enumerate_space(model, n, ctx.global_batch, ctx.cluster.devices_per_node, free,
-                                        attention=ctx.settings.attention)
+                                        attention=ctx.settings.attention, fw=ctx.framework)
             except SchedccError:
                 space = None
             for c in (space.candidates if space else ()):
+                c = replace(c, trim=max(c.trim, 0))
                 m = c.microbatches(ctx.global_batch)
-                chunks = c.pp * max(c.virtual, 1)
-                layers = stage_layers(model.layers, chunks)
-                per_rank = [sum(layers[s] for s in range(chunks) if s % c.pp == r) for r in range(c.pp)]
-                mem = memory_of(model, c, ctx.settings.attention, ctx.cluster.memory_capacity,
-                                ctx.cluster.memory_reserved, per_rank, inflight_closed_form(c, m, layers),
-                                ctx.settings.fp32_params)
+                layers, per_rank = layout(model, c)
+                mem = ctx.memory(c, per_rank, inflight_closed_form(c, m, layers))
                 if mem.fits:
                     return n
         n *= 2

@@ -12,8 +12,8 @@ GEMMs in ``K`` chunks, ``tp2``/``tp4``/``tp8``/``auto``, see
 not (Megatron-LM's ``--recompute-granularity full --recompute-method block
 --recompute-num-layers N``); unpinned, the planner takes the fewest that fit
 in memory (:func:`schedcc.planner.memory.fewest_recomputed_layers`). :class:`Settings` holds what the framework does
-and the search does not choose (the attention kernel, whether gradient
-reduction overlaps backward).
+and the search does not choose (the framework, the attention kernel, whether
+gradient reduction overlaps backward, gradient dtypes).
 
 Rules (:func:`enumerate_space` applies them and says which one removed what):
 
@@ -29,8 +29,20 @@ Rules (:func:`enumerate_space` applies them and says which one removed what):
   ``pp`` (as Megatron-LM does);
 * ZeRO stages 2 and 3 shard gradients (and weights), which pipeline
   parallelism's accumulation over microbatches would have to gather again:
-  they need ``pp = 1`` (DeepSpeed's rule); any ZeRO stage needs ``dp cp > 1``;
-* sequence parallelism needs ``tp > 1``; so does communication overlap.
+  they need ``pp = 1`` (DeepSpeed's rule), except where the framework runs
+  FSDP under a pipeline schedule (torchtitan: gradients reduced once per step,
+  weights kept gathered, ``reshard`` off); any ZeRO stage needs ``dp cp > 1``;
+* sequence parallelism needs ``tp > 1``; so does communication overlap;
+* the framework (``--framework``, :mod:`schedcc.planner.frameworks`) limits
+  every dimension to what it offers, and the layers to even stages where it
+  has no uneven ones.
+
+With ``pp > 1`` and a framework that offers uneven stages, ``trim`` (layers
+taken off the first and last model chunk, which also hold the embedding and
+the output layer) is ``-1`` in the space: the scoring chooses it per
+candidate (:func:`schedcc.planner.score.choose_trim`); ``--fix trim=N`` pins
+it. With ``zero = 3`` both values of ``reshard`` the framework offers are
+tried.
 
 Search defaults (each also a rule the report counts; ``--fix`` pins a value
 outside them): microbatches of 1, 2 or 4 sequences; pipeline stages of at
@@ -61,16 +73,15 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from schedcc.errors import SchedccError
+from schedcc.planner import fix as _fix
+from schedcc.planner.fix import OVERLAPS, RECOMPUTE, SCHEDULES, check_framework  # noqa: F401
+from schedcc.planner.frameworks import DEFAULT, SETTING_KEYS, framework
 
-SCHEDULES = ("1f1b", "interleaved", "zb-h1", "zb-h2")
-RECOMPUTE = ("none", "selective", "full", "partial")
 ATTENTION = ("flash", "unfused")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
 CP_MIN_TOKENS = 2048             # a context-parallel rank keeps at least this many tokens of a sequence
-OVERLAPS = ("none", "tp2", "tp4", "tp8", "auto")  # tp communication overlap (schedcc.planner.overlap)
-SEARCHED_OVERLAPS = ("auto",)     # search default with tp > 1 (auto weighs K = 1, 2, 4, 8 per layer); --fix pins others
 
 
 @dataclass(frozen=True, order=True)
@@ -89,6 +100,8 @@ class Candidate:
     sp: bool = False
     overlap: str = "none"
     recompute_layers: int = 0    # recompute="partial": layers of each model chunk recomputed (0: fewest that fit)
+    reshard: bool = True         # zero=3: FSDP reshards (frees) the gathered weights after the forward
+    trim: int = 0                # layers fewer on the first and last model chunk (-1: chosen when scored)
 
     @property
     def gpus(self) -> int:
@@ -99,16 +112,19 @@ class Candidate:
         return global_batch // (self.dp * self.microbatch)
 
     def label(self) -> str:
-        """``dp16 tp8 pp8 v5 mb1 interleaved z1 rc=sel sp`` (short, for tables)."""
+        """``dp16 tp8 pp8 v5 mb1 interleaved z1 rc=sel sp`` (short, for tables; ``t1``: one layer
+        fewer on the first and last chunk; ``z3nr``: FSDP without resharding after forward)."""
         parts = [f"dp{self.dp}", f"tp{self.tp}", f"pp{self.pp}"]
         if self.cp > 1:
             parts.append(f"cp{self.cp}")
         if self.virtual > 1:
             parts.append(f"v{self.virtual}")
+        if self.trim > 0:
+            parts.append(f"t{self.trim}")
         parts.append(f"mb{self.microbatch}")
         if self.pp > 1:
             parts.append(self.schedule)
-        parts.append(f"z{self.zero}")
+        parts.append(f"z{self.zero}" + ("nr" if self.zero == 3 and not self.reshard else ""))
         parts.append({"none": "rc=none", "selective": "rc=sel", "full": "rc=full"}.get(self.recompute)
                      or f"rc=part{self.recompute_layers or ''}")
         if self.sp:
@@ -123,104 +139,68 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Settings:
-    """What the framework does; the same for every candidate of a search."""
+    """What the framework does; the same for every candidate of a search. Fields left
+    ``None`` take the framework's defaults (``frameworks.toml``) when constructed;
+    ``explicit`` records the ones given."""
 
-    attention: str = "flash"          # "flash": fused kernel; "unfused": QK^T, softmax, dropout, PV apart
-    grad_overlap: bool = True         # gradient reduction overlaps the last microbatch's backward
-    param_gather_overlap: bool = True  # ZeRO's parameter gather overlaps the first forwards
-    buckets: int = 4                  # gradient buckets per model chunk
-    grad_reduce_bytes: int = 4        # bytes per gradient element reduced (4: Megatron's fp32; 2: FSDP in bf16)
+    framework: str = DEFAULT          # schedcc.planner.frameworks: what can run and how it is priced
+    attention: str | None = None      # "flash": fused kernel; "unfused": QK^T, softmax, dropout, PV apart
+    grad_overlap: bool | None = None  # gradient reduction overlaps the backward that produces it
+    param_gather_overlap: bool | None = None  # ZeRO 1/2's weight gather overlaps the first forwards
+    bucket_elements: int | None = None  # gradients per reduction bucket (0: one bucket per model chunk)
+    grad_bytes: int | None = None     # bytes per gradient element held (4: fp32 main gradients)
+    grad_reduce_bytes: int | None = None  # bytes per gradient element reduced (4: fp32; 2: bf16)
+    fp32_params: bool | None = None   # parameters kept in fp32 (PyTorch FSDP): they are the master copy
     tp_cross_node: bool = False       # let tensor parallelism span nodes
-    fp32_params: bool = False         # parameters kept in fp32 (PyTorch FSDP mixed precision): they are the master copy
+    buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
+    explicit: tuple[str, ...] | None = None
 
-
-_INT_KEYS = ("dp", "tp", "pp", "cp", "virtual", "microbatch", "zero", "recompute_layers")
-_ALIASES = {"v": "virtual", "vp": "virtual", "mb": "microbatch", "mbs": "microbatch", "micro_batch": "microbatch",
-            "micro-batch": "microbatch", "sequence_parallel": "sp", "sequence-parallel": "sp",
-            "recompute-layers": "recompute_layers", "recompute_num_layers": "recompute_layers"}
+    def __post_init__(self):
+        fw = framework(self.framework)
+        if self.explicit is None:
+            given = tuple(k for k in SETTING_KEYS + ("attention",) if getattr(self, k) is not None)
+            object.__setattr__(self, "explicit", given)
+        if self.attention is None:
+            object.__setattr__(self, "attention", fw.attention[0])
+        for key in SETTING_KEYS:
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, fw.default(key))
+        # the gradient buffer is the reduction buffer where the framework keeps both in one dtype
+        if ("grad_reduce_bytes" in self.explicit and "grad_bytes" not in self.explicit and not self.fp32_params
+                and fw.default("grad_bytes") == fw.default("grad_reduce_bytes")):
+            object.__setattr__(self, "grad_bytes", self.grad_reduce_bytes)
 
 
 def parse_fix(text: str | dict | None) -> dict:
-    """``"tp=8,pp=8,recompute=selective,sp=1"`` -> a dict of pinned dimensions, checked."""
-    if not text:
-        return {}
-    items = text.items() if isinstance(text, dict) else (p.partition("=")[::2] for p in text.split(",") if p.strip())
-    out: dict = {}
-    names = [f.name for f in fields(Candidate)]
-    for key, value in items:
-        key = str(key).strip().lower()
-        key = _ALIASES.get(key, key)
-        value = str(value).strip().lower()
-        if key not in names:
-            import difflib
-            close = difflib.get_close_matches(key, names, n=2)
-            raise SchedccError(f"--fix: unknown dimension '{key}'",
-                               notes=([f"did you mean {close[0]}?"] if close else []) + ["dimensions: " + ", ".join(names)])
-        if not value:
-            raise SchedccError(f"--fix {key}: needs a value, e.g. --fix {key}=...")
-        if key in _INT_KEYS:
-            if not value.isdigit() or int(value) < (0 if key == "zero" else 1):
-                raise SchedccError(f"--fix {key}={value}: expected a whole number"
-                                   + (" from 0 to 3" if key == "zero" else " of at least 1"))
-            v: object = int(value)
-            if key == "zero" and v > 3:
-                raise SchedccError(f"--fix zero={value}: ZeRO stages are 0, 1, 2 and 3")
-        elif key == "sp":
-            if value not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
-                raise SchedccError(f"--fix sp={value}: expected 1 or 0")
-            v = value in ("1", "true", "on", "yes")
-        elif key == "schedule":
-            if value not in SCHEDULES + ("none",):
-                raise SchedccError(f"--fix schedule={value}: unknown pipeline schedule",
-                                   notes=["schedules: " + ", ".join(SCHEDULES) + " (none when pp=1)"])
-            v = value
-        elif key == "recompute":
-            value = {"sel": "selective", "no": "none", "off": "none", "part": "partial"}.get(value, value)
-            if value not in RECOMPUTE:
-                raise SchedccError(f"--fix recompute={value}: choose none, selective, full or partial")
-            v = value
-        else:  # overlap
-            if value not in OVERLAPS:
-                raise SchedccError(f"--fix overlap={value}: unknown overlap transformation",
-                                   notes=["known: " + ", ".join(OVERLAPS)])
-            v = value
-        if key in out and out[key] != v:
-            raise SchedccError(f"--fix gives {key} twice: {out[key]} and {v}")
-        out[key] = v
-    if "recompute_layers" in out:
-        if out.setdefault("recompute", "partial") != "partial":
-            raise SchedccError(f"contradictory --fix: recompute_layers={out['recompute_layers']} with "
-                               f"recompute={out['recompute']}", notes=["recompute_layers needs recompute=partial"])
-    _check_fix(out)
-    return out
+    """``"tp=8,pp=8,recompute=selective,sp=1"`` -> a dict of pinned dimensions, checked
+    against :class:`Candidate`'s fields (:func:`schedcc.planner.fix.parse_fix`)."""
+    return _fix.parse_fix(text, [f.name for f in fields(Candidate)])
 
 
-def _check_fix(fix: dict) -> None:
-    """Contradictions among pinned values alone (the rest is checked against the model)."""
-    def bad(msg, note):
-        raise SchedccError(f"contradictory --fix: {msg}", notes=[note])
-    if fix.get("pp") == 1 and fix.get("schedule") not in (None, "none"):
-        bad(f"schedule={fix['schedule']} with pp=1", "a pipeline schedule needs pp > 1")
-    if fix.get("pp", 2) > 1 and fix.get("schedule") == "none":
-        bad(f"schedule=none with pp={fix['pp']}", "pp > 1 needs a pipeline schedule: " + ", ".join(SCHEDULES))
-    if fix.get("virtual", 1) > 1 and fix.get("schedule") not in (None, "interleaved"):
-        bad(f"virtual={fix['virtual']} with schedule={fix['schedule']}", "virtual stages need schedule=interleaved")
-    if fix.get("schedule") == "interleaved" and fix.get("virtual") == 1:
-        bad("schedule=interleaved with virtual=1", "interleaving needs virtual >= 2")
-    if fix.get("virtual", 1) > 1 and fix.get("pp") == 1:
-        bad(f"virtual={fix['virtual']} with pp=1", "virtual stages need pp > 1")
-    if fix.get("sp") and fix.get("tp") == 1:
-        bad("sp=1 with tp=1", "sequence parallelism splits the tensor-parallel group's work: it needs tp > 1")
-    if fix.get("zero", 0) >= 2 and fix.get("pp", 1) > 1:
-        bad(f"zero={fix['zero']} with pp={fix['pp']}", "ZeRO stages 2 and 3 need pp=1 (docs/planner.md)")
+def stage_layers(layers: int, chunks: int, trim: int = 0) -> tuple[int, ...] | None:
+    """Layers of each of *chunks* model chunks; None when a chunk would get none.
 
-
-def stage_layers(layers: int, chunks: int) -> tuple[int, ...] | None:
-    """Layers of each of *chunks* model chunks: even, or one fewer on the first and last
-    (they hold the embedding and the output layer), then on their neighbours; None when a
-    chunk would get none. ``stage_layers(126, 16)`` -> 7, 8 x 14, 7."""
+    *trim* = 0: even, or one fewer on the first and last chunk (they hold the embedding and
+    the output layer), then on their neighbours, when the layers do not divide:
+    ``stage_layers(126, 16)`` -> 7, 8 x 14, 7. *trim* = t > 0: the first and last chunk get
+    about t fewer than the others, which share the rest evenly (the extra layers nearest the
+    middle), as Llama 3 trained: ``stage_layers(80, 8, 1)`` -> 9, 10, 10, 11, 11, 10, 10, 9.
+    O(chunks)."""
     if chunks > layers:
         return None
+    if trim > 0:
+        if chunks < 3:
+            return None
+        end = max(1, round((layers + 2 * trim) / chunks - trim))
+        middle = chunks - 2
+        base, extra = divmod(layers - 2 * end, middle)
+        if base < 1:
+            return None
+        mids = [base] * middle
+        centre = (middle - 1) / 2
+        for i in sorted(range(middle), key=lambda i: (abs(i - centre), i))[:extra]:
+            mids[i] += 1
+        return (end, *mids, end)
     base = math.ceil(layers / chunks)
     out = [base] * chunks
     short = base * chunks - layers
@@ -232,6 +212,9 @@ def stage_layers(layers: int, chunks: int) -> tuple[int, ...] | None:
     for i in seen[:short]:
         out[i] -= 1
     return tuple(out) if min(out) >= 1 else None
+
+
+TRIMS = (1, 2)   # trims the search weighs per candidate (score.choose_trim); --fix trim=N pins one
 
 
 def _short_ends(layers: int, chunks: int) -> bool:
@@ -259,9 +242,12 @@ class Space:
 
 
 def enumerate_space(model, gpus: int, global_batch: int, devices_per_node: int, fix: dict | None = None,
-                    overlaps: tuple[str, ...] = OVERLAPS, attention: str = "flash") -> Space:
-    """Every candidate for *model* on *gpus* devices with *global_batch* sequences per step."""
+                    overlaps: tuple[str, ...] = OVERLAPS, attention: str = "flash", fw=None) -> Space:
+    """Every candidate for *model* on *gpus* devices with *global_batch* sequences per step
+    that the framework *fw* (a :class:`~schedcc.planner.frameworks.Framework`; default
+    ``any``) can run."""
     fix = fix or {}
+    fw = fw or framework(DEFAULT)
     space = Space([])
     if gpus < 1:
         raise SchedccError(f"--gpus must be at least 1, got {gpus}")
@@ -275,12 +261,20 @@ def enumerate_space(model, gpus: int, global_batch: int, devices_per_node: int, 
             raise SchedccError(f"contradictory --fix: {shown} uses {product:,} GPUs, not the {gpus:,} of --gpus",
                                notes=["dp x tp x pp x cp must equal --gpus; leave one of them unpinned to let the "
                                       "search derive it"])
+    not_offered = f"{fw.name} does not offer it"
 
     def allowed(key, values):
-        return [v for v in values if fix.get(key, v) == v]
+        out = []
+        for v in values:
+            if fix.get(key, v) != v:
+                continue
+            if not fw.offers(key, v):
+                space.remove(f"--framework {not_offered}: {key} > 1", f"{key}={v}")
+                continue
+            out.append(v)
+        return out
 
-    tps = allowed("tp", _divisors(gpus))
-    for tp in tps:
+    for tp in allowed("tp", _divisors(gpus)):
         if model.heads % tp or model.kv % tp or model.ffn_size % tp:
             space.remove("tp must divide the heads, the key/value heads and the MLP width", f"tp={tp}")
             continue
@@ -303,18 +297,52 @@ def enumerate_space(model, gpus: int, global_batch: int, devices_per_node: int, 
                     space.remove(f"search default: at least {MIN_STAGE_LAYERS} layers per pipeline stage",
                                  f"pp={pp}, {model.layers} layers")
                     continue
+                if not fw.uneven_stages and model.layers % pp:
+                    space.remove(f"--framework {fw.name} needs the layers to divide evenly over the stages",
+                                 f"{model.layers} layers, pp={pp}")
+                    continue
                 dp = gpus // (tp * cp * pp)
                 if fix.get("dp", dp) != dp:
                     space.remove("dp = GPUs / (tp cp pp)", f"tp={tp} cp={cp} pp={pp} gives dp={dp}")
                     continue
-                _expand(model, space, fix, overlaps, global_batch, dp, tp, pp, cp, attention)
+                _expand(model, space, fix, overlaps, global_batch, dp, tp, pp, cp, attention, fw)
     if not space.candidates:
         _explain_empty(model, gpus, global_batch, devices_per_node, fix, space)
     return space
 
 
+def _schedules(model, space: Space, fix: dict, pp: int, fw) -> list[tuple[str, int]]:
+    """(schedule, virtual) pairs for *pp* stages that *fw* offers and the layers allow."""
+    if pp == 1:
+        return [("none", 1)] if fix.get("schedule", "none") == "none" else []
+    scheds = []
+    for s in SCHEDULES:
+        if fix.get("schedule", s) != s:
+            continue
+        if not fw.offers("schedule", s):
+            space.remove(f"--framework {fw.name} does not offer the schedule", f"schedule={s}")
+            continue
+        if s != "interleaved":
+            if fix.get("virtual", 1) == 1 and stage_layers(model.layers, pp):
+                scheds.append((s, 1))
+            continue
+        per_stage = model.layers // pp
+        vs = [fix["virtual"]] if "virtual" in fix else [v for v in range(2, VIRTUAL_MAX + 1)
+                                                        if (per_stage % v == 0 and model.layers % pp == 0)
+                                                        or (fw.uneven_stages and _short_ends(model.layers, pp * v))]
+        for v in vs:
+            if not fw.uneven_stages and model.layers % (pp * v):
+                space.remove(f"--framework {fw.name} needs the layers to divide evenly over the stages",
+                             f"{model.layers} layers, pp={pp} virtual={v}")
+            elif stage_layers(model.layers, pp * v):
+                scheds.append(("interleaved", v))
+            else:
+                space.remove("at least one layer per model chunk", f"pp={pp} virtual={v}")
+    return scheds
+
+
 def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int, tp: int, pp: int, cp: int,
-            attention: str):
+            attention: str, fw):
     per_dp = global_batch / dp
     if per_dp != int(per_dp):
         space.remove("the global batch must be a multiple of dp", f"batch {global_batch}, dp={dp}")
@@ -324,30 +352,12 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
         space.remove("the batch per data-parallel rank must be a multiple of the microbatch",
                      f"batch/dp={int(per_dp)}, microbatch={fix.get('microbatch')}")
         return
-    if pp == 1:
-        scheds = [("none", 1)] if fix.get("schedule", "none") == "none" else []
-    else:
-        scheds = []
-        for s in SCHEDULES:
-            if fix.get("schedule", s) != s:
-                continue
-            if s != "interleaved":
-                if fix.get("virtual", 1) == 1 and stage_layers(model.layers, pp):
-                    scheds.append((s, 1))
-                continue
-            per_stage = model.layers // pp
-            vs = [fix["virtual"]] if "virtual" in fix else [v for v in range(2, VIRTUAL_MAX + 1)
-                                                            if (per_stage % v == 0 and model.layers % pp == 0)
-                                                            or _short_ends(model.layers, pp * v)]
-            for v in vs:
-                if stage_layers(model.layers, pp * v):
-                    scheds.append(("interleaved", v))
-                else:
-                    space.remove("at least one layer per model chunk", f"pp={pp} virtual={v}")
+    scheds = _schedules(model, space, fix, pp, fw)
     if not scheds:
         space.remove("no pipeline schedule fits", f"pp={pp} with the fixed schedule/virtual")
         return
     zeros = [z for z in range(4) if fix.get("zero", z) == z]
+    trim = fix.get("trim", -1 if fw.uneven_stages and pp > 1 else 0)
     for b in mbs:
         m = int(per_dp) // b
         if pp > 1 and m < pp and "microbatch" not in fix:
@@ -357,44 +367,77 @@ def _expand(model, space: Space, fix: dict, overlaps, global_batch: int, dp: int
             if sched == "interleaved" and m % pp:
                 space.remove("interleaving needs the microbatches to be a multiple of pp", f"m={m}, pp={pp}")
                 continue
+            if trim > 0 and not stage_layers(model.layers, pp * v, trim):
+                space.remove("trim leaves at least one layer on the first and last chunk",
+                             f"pp={pp} virtual={v} trim={trim}")
+                continue
             for z in zeros:
-                if z and dp * cp == 1:
-                    space.remove("ZeRO needs dp x cp > 1 (something to shard over)", f"zero={z}, dp={dp} cp={cp}")
+                for reshard in _reshards(space, fix, fw, z, dp * cp, pp):
+                    _expand_rest(model, space, fix, overlaps, attention, fw, (dp, tp, pp, cp, v, b, sched, z),
+                                 reshard, trim)
+
+
+def _reshards(space: Space, fix: dict, fw, z: int, shard: int, pp: int) -> list[bool]:
+    """The ZeRO stage *z* is offered and possible; the reshard values to try with it."""
+    if z and shard == 1:
+        space.remove("ZeRO needs dp x cp > 1 (something to shard over)", f"zero={z}, dp x cp=1")
+        return []
+    if not fw.offers("zero", z):
+        space.remove(f"--framework {fw.name} does not offer the ZeRO stage", f"zero={z}")
+        return []
+    if z >= 2 and pp > 1 and z not in fw.zero_with_pp:
+        space.remove(f"ZeRO {z} needs pp = 1 under --framework {fw.name}", f"zero={z}, pp={pp}")
+        return []
+    if z != 3:
+        return [True] if fix.get("reshard", True) else []
+    if pp > 1:   # FSDP under a pipeline schedule keeps the weights gathered through the step
+        return [False] if not fix.get("reshard", False) else []
+    return [r for r in fw.reshard if fix.get("reshard", r) == r]
+
+
+def _expand_rest(model, space: Space, fix: dict, overlaps, attention: str, fw, shape: tuple, reshard: bool,
+                 trim: int) -> None:
+    dp, tp, pp, cp, v, b, sched, z = shape
+    searched_overlap = "auto" if fw.offers("overlap", "auto") else "none"
+    for rc in RECOMPUTE:
+        if fix.get("recompute", rc) != rc:
+            continue
+        if not fw.offers("recompute", rc):
+            space.remove(f"--framework {fw.name} does not offer the recomputation", f"recompute={rc}")
+            continue
+        if rc == "selective" and attention == "flash" and "recompute" not in fix:
+            space.remove("search default: selective recomputation is none under flash attention",
+                         "recompute=selective")
+            continue
+        n_rc = fix.get("recompute_layers", 0) if rc == "partial" else 0
+        if rc == "partial" and max(stage_layers(model.layers, pp * v)) < max(2, n_rc + 1):
+            space.remove("partial recomputation leaves at least one layer of a chunk unrecomputed",
+                         f"pp={pp} virtual={v} recompute_layers={n_rc}")
+            continue
+        for sp in ((False, True) if tp > 1 else (False,)):
+            if fix.get("sp", sp) != sp:
+                continue
+            if sp and not fw.sp:
+                space.remove(f"--framework {fw.name} does not offer sequence parallelism", f"tp={tp} sp=1")
+                continue
+            if tp > 1 and not sp and "sp" not in fix and fw.sp:
+                space.remove("search default: sequence parallelism with tp > 1 (same communication, "
+                             "less memory and norm work; --fix sp=0 to search without)", f"tp={tp} sp=0")
+                continue
+            for ov in overlaps:
+                if fix.get("overlap", ov) != ov:
                     continue
-                if z >= 2 and pp > 1:
-                    space.remove("ZeRO 2 and 3 need pp = 1", f"zero={z}, pp={pp}")
+                if ov != "none" and tp == 1:
+                    if "overlap" not in fix:
+                        continue  # nothing to overlap: not a candidate, not worth a rule line
+                    space.remove("overlap needs tp > 1 (it chunks tensor-parallel collectives)", f"overlap={ov}, tp=1")
                     continue
-                for rc in RECOMPUTE:
-                    if fix.get("recompute", rc) != rc:
-                        continue
-                    if rc == "selective" and attention == "flash" and "recompute" not in fix:
-                        space.remove("search default: selective recomputation is none under flash attention",
-                                     "recompute=selective")
-                        continue
-                    n_rc = fix.get("recompute_layers", 0) if rc == "partial" else 0
-                    if rc == "partial" and max(stage_layers(model.layers, pp * v)) < max(2, n_rc + 1):
-                        space.remove("partial recomputation leaves at least one layer of a chunk unrecomputed",
-                                     f"pp={pp} virtual={v} recompute_layers={n_rc}")
-                        continue
-                    for sp in ((False, True) if tp > 1 else (False,)):
-                        if fix.get("sp", sp) != sp:
-                            continue
-                        if tp > 1 and not sp and "sp" not in fix:
-                            space.remove("search default: sequence parallelism with tp > 1 (same communication, "
-                                         "less memory and norm work; --fix sp=0 to search without)", f"tp={tp} sp=0")
-                            continue
-                        for ov in overlaps:
-                            if fix.get("overlap", ov) != ov:
-                                continue
-                            if ov != "none" and tp == 1:
-                                if "overlap" not in fix:
-                                    continue  # nothing to overlap: not a candidate, not worth a rule line
-                                space.remove("overlap needs tp > 1 (it chunks tensor-parallel collectives)",
-                                             f"overlap={ov}, tp=1")
-                                continue
-                            if tp > 1 and ov not in SEARCHED_OVERLAPS and "overlap" not in fix:
-                                continue  # none/tp2/tp4/tp8 only when pinned: auto tries each per layer
-                            space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov, n_rc))
+                if tp > 1 and ov != searched_overlap and "overlap" not in fix:
+                    continue  # none/tp2/tp4/tp8 only when pinned: auto tries each per layer
+                if not fw.offers("overlap", ov):
+                    space.remove(f"--framework {fw.name} does not offer the overlap", f"overlap={ov}")
+                    continue
+                space.candidates.append(Candidate(dp, tp, pp, cp, v, b, sched, z, rc, sp, ov, n_rc, reshard, trim))
 
 
 def _explain_empty(model, gpus, global_batch, devices_per_node, fix, space: Space) -> None:

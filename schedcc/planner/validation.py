@@ -2,8 +2,11 @@
 
 Each row of ``schedcc/planner/validation.toml`` is a measured training run from
 a paper or report: its model, cluster, GPU count, batch, the configuration
-its source states (``fix``), what the framework did (``framework``), and the
-published number in the source's own metric:
+its source states (``fix``), the software that ran it (``framework``: the
+search is limited to what it could do and priced as it runs it,
+:mod:`schedcc.planner.frameworks`) and what the source says it did
+differently from that software's defaults (``settings``), and the published
+number in the source's own metric:
 
 * ``tflops_sc21``: TFLOP/s per GPU by Narayanan et al.'s Eq. 3,
   ``96 B s l h^2 (1 + s/(6h) + V/(16 l h))`` per step (recomputation counted);
@@ -35,6 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from schedcc.errors import SchedccError
 from schedcc.planner.model import ModelSpec, preset
 from schedcc.planner.search import plan
 from schedcc.planner.space import Settings
@@ -62,7 +66,8 @@ def model_of(row: dict) -> ModelSpec:
 
 
 def settings_of(row: dict) -> Settings:
-    return Settings(**row.get("framework", {}))
+    """The row's framework and what its source says the framework did differently."""
+    return Settings(framework=row.get("framework", "any"), **row.get("settings", {}))
 
 
 def command(row: dict) -> str:
@@ -84,14 +89,18 @@ def command(row: dict) -> str:
             parts.append(f"{opt} {value}")
     parts.append(f"--gpus {row['gpus']} --global-batch {row['global_batch']} --target {row['target']}")
     parts.append(f"--fix {row['fix']}")
-    fw = row.get("framework", {})
-    if fw.get("attention", "flash") != "flash":
-        parts.append(f"--attention {fw['attention']}")
-    if fw.get("grad_overlap") is False:
-        parts.append("--no-grad-overlap")
-    if fw.get("grad_reduce_bytes", 4) != 4:
-        parts.append(f"--grad-reduce-bytes {fw['grad_reduce_bytes']}")
-    if fw.get("fp32_params"):
+    if row.get("framework", "any") != "any":
+        parts.append(f"--framework {row['framework']}")
+    st = row.get("settings", {})
+    if "attention" in st:
+        parts.append(f"--attention {st['attention']}")
+    if "grad_overlap" in st:
+        parts.append("--grad-overlap" if st["grad_overlap"] else "--no-grad-overlap")
+    if "grad_reduce_bytes" in st:
+        parts.append(f"--grad-reduce-bytes {st['grad_reduce_bytes']}")
+    if "bucket_elements" in st:
+        parts.append(f"--bucket-elements {st['bucket_elements']}")
+    if st.get("fp32_params"):
         parts.append("--fp32-params")
     return " ".join(parts)
 
@@ -111,12 +120,28 @@ def predicted_metric(row: dict, metric: str, model: ModelSpec, step: float) -> f
     raise ValueError(metric)
 
 
+def published_step(row: dict, metric: str, model: ModelSpec) -> float:
+    """The published number of *row* as seconds per step (the inverse of
+    :func:`predicted_metric`)."""
+    pub = row["published"]
+    if metric == "iteration_s":
+        return pub
+    return predicted_metric(row, metric, model, 1.0) / pub
+
+
 def run_row(row: dict, sources: dict, workers: int = 1) -> dict:
     """Plan *row* and compare with its published number."""
     model = model_of(row)
     t0 = time.perf_counter()
-    res = plan(model, row["target"], gpus=row["gpus"], global_batch=row["global_batch"], fix=row["fix"],
-               settings=settings_of(row), workers=workers, progress=False)
+    try:
+        res = plan(model, row["target"], gpus=row["gpus"], global_batch=row["global_batch"], fix=row["fix"],
+                   settings=settings_of(row), workers=workers, progress=False)
+    except SchedccError as err:   # the published configuration refused (out of memory): a failed row
+        return {"id": row["id"], "source": row["source"], "metric": sources[row["source"]]["metric"],
+                "published": row["published"], "predicted": float("nan"), "error": float("nan"),
+                "config": "refused: " + str(err).splitlines()[0].removeprefix("error: "), "feasible": False,
+                "memory_gb": float("nan"), "mfu": 0.0, "searched": 0, "seconds": time.perf_counter() - t0,
+                "command": command(row), "framework": row.get("framework", "any")}
     best = res.best
     metric = sources[row["source"]]["metric"]
     pred = predicted_metric(row, metric, model, best.step_time_s) if best.feasible else float("nan")
@@ -125,7 +150,7 @@ def run_row(row: dict, sources: dict, workers: int = 1) -> dict:
     return {"id": row["id"], "source": row["source"], "metric": metric, "published": pub, "predicted": pred,
             "error": error, "config": best.candidate.label(), "feasible": best.feasible,
             "memory_gb": best.memory_per_gpu_bytes / 1e9, "mfu": best.mfu, "searched": res.searched,
-            "seconds": time.perf_counter() - t0, "command": command(row)}
+            "seconds": time.perf_counter() - t0, "command": command(row), "framework": row.get("framework", "any")}
 
 
 def run_all(workers: int = 1, ids: list[str] | None = None) -> list[dict]:
@@ -150,14 +175,21 @@ def markdown(results: list[dict]) -> str:
              "|---|---|---:|---:|---:|---|---:|"]
     for r in results:
         fmt = "{:.2f}" if r["metric"] == "iteration_s" else "{:.0f}"
+        if not r["feasible"]:   # refused as out of memory: nothing predicted
+            lines.append(f"| `{r['id']}` | {UNITS[r['metric']]} | {fmt.format(r['published'])} | - | refused | "
+                         f"{r['config']} | - |")
+            continue
         lines.append(f"| `{r['id']}` | {UNITS[r['metric']]} | {fmt.format(r['published'])} | "
                      f"{fmt.format(r['predicted'])} | {r['error']:+.1%} | {r['config']} | {r['memory_gb']:.0f} |")
-    errs = [abs(r["error"]) for r in results]
-    worst = max(results, key=lambda r: abs(r["error"]))
+    scored = [r for r in results if r["feasible"]]
+    refused = [r["id"] for r in results if not r["feasible"]]
+    errs = [abs(r["error"]) for r in scored]
+    worst = max(scored, key=lambda r: abs(r["error"]))
     lines.append("")
     lines.append(f"{len(results)} rows: median |error| {statistics.median(errs):.1%}, mean {statistics.mean(errs):.1%}, "
                  f"worst {abs(worst['error']):.1%} (`{worst['id']}`); {sum(e <= 0.10 for e in errs)} within 10%, "
-                 f"{sum(e <= 0.20 for e in errs)} within 20%.")
+                 f"{sum(e <= 0.15 for e in errs)} within 15%, {sum(e <= 0.20 for e in errs)} within 20%; "
+                 f"refused as out of memory: {', '.join(f'`{i}`' for i in refused) or 'none'}.")
     return "\n".join(lines) + "\n"
 
 

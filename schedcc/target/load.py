@@ -318,8 +318,20 @@ def _target_files() -> list[Path]:
     return sorted(targets_dir().glob("*.toml"))
 
 
-@functools.lru_cache(maxsize=64)
 def _load_file(path: str) -> Target:
+    """The model in *path*, parsed once per file version: the cache is keyed by the file's
+    resolved path, size and modification time, so ``m.toml`` in another directory, or the
+    same file edited, is read afresh."""
+    try:
+        st = Path(path).stat()
+        version = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    except OSError:
+        version = None  # _load_version says why it cannot be read
+    return _load_version(path, version)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_version(path: str, version: tuple | None) -> Target:
     try:
         data = Path(path).read_bytes()
     except OSError as err:

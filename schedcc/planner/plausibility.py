@@ -1,0 +1,148 @@
+"""Is the planner's answer plausible? Six common questions, their winners against published runs.
+
+For each question of :data:`QUESTIONS` (a model on N GPUs of A100 or H100
+with a global batch), :func:`ask` runs the whole default search
+(``--framework any``) and compares the winner's MFU with the range of MFU
+that published runs of a similar size reached on the same GPU (the rows of
+``validation.toml`` whose model has between half and twice the parameters:
+their published throughput converted to MFU by the planner's own FLOP count,
+:func:`schedcc.planner.validation.published_step`). A winner above that range
+is an answer no framework has shown; one below it a planner that misses what
+others run.
+
+The winner is then scored again as the first framework that can run all of
+it would (``megatron``, ``nemo``, ``torchtitan``, ``deepspeed``, ``composer``,
+:func:`runnable_by`): ``any`` mixes what different frameworks do, and the
+re-score says what the winner costs in real software, or that none runs it.
+
+``bench/bench_plausibility.py`` prints the table of docs/validation.md
+(tens of CPU minutes: ``bench/``; the tests ask a cheap sample).
+
+Example::
+
+    >>> from schedcc.planner.space import Candidate
+    >>> runnable_by(Candidate(64, 1, 1, zero=2))
+    'deepspeed'
+    >>> runnable_by(Candidate(8, 8, 4, virtual=2, schedule="interleaved", zero=1, sp=True, overlap="auto"))
+    'megatron'
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+
+from schedcc.planner.frameworks import framework
+from schedcc.planner.model import preset
+
+PREFERENCE = ("megatron", "nemo", "torchtitan", "deepspeed", "composer")
+
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    model: str
+    gpus: int
+    global_batch: int
+    target: str
+    overrides: tuple = ()
+    fix: str | None = None   # pins for a cheaper search (the tests); None: the whole default space
+
+
+QUESTIONS = (
+    Question("Llama 3 8B on 8 H100", "llama3-8b", 8, 64, "dgx-h100"),
+    Question("MPT 13B-shape on 64 A100", "mpt-13b", 64, 512, "dgx-a100"),
+    Question("MPT 30B on 32 H100", "mpt-30b", 32, 512, "dgx-h100"),
+    Question("Llama 3 70B on 256 H100", "llama3-70b", 256, 512, "dgx-h100"),
+    Question("GPT-3 175B on 1024 A100", "gpt3-175b", 1024, 1536, "dgx-a100"),
+    Question("Llama 3.1 405B on 1024 H100", "llama3.1-405b", 1024, 512, "dgx-h100"),
+)
+
+
+def runnable_by(cand) -> str | None:
+    """The first framework of :data:`PREFERENCE` that offers every dimension of *cand*
+    (``None``: only the mixture ``any`` runs it). O(frameworks)."""
+    for name in PREFERENCE:
+        fw = framework(name)
+        keys = {"tp": cand.tp, "pp": cand.pp, "cp": cand.cp, "sp": cand.sp, "schedule": cand.schedule,
+                "virtual": cand.virtual, "trim": max(cand.trim, 0), "zero": cand.zero,
+                "recompute": cand.recompute, "overlap": cand.overlap}
+        if cand.zero == 3:
+            keys["reshard"] = cand.reshard if cand.pp == 1 else False
+        if not all(fw.offers(k, v) for k, v in keys.items()):
+            continue
+        if cand.pp > 1 and cand.zero >= 2 and cand.zero not in fw.zero_with_pp:
+            continue
+        return name
+    return None
+
+
+def published_range(model, target: str) -> tuple[float, float, list[str]]:
+    """(lowest, highest) published MFU of the validation rows on *target* whose model has
+    half to twice *model*'s parameters, and their ids. O(rows)."""
+    from schedcc.planner.validation import load, model_of, published_step
+    from schedcc.target import load_target
+    from schedcc.training.costs import cluster_of
+    data = load()
+    peak = cluster_of(load_target(target)).peak_flops
+    size = model.params()
+    found = []
+    for row in data["rows"]:
+        if row["target"] != target:
+            continue
+        m = model_of(row)
+        if not 0.5 <= m.params() / size <= 2.0:
+            continue
+        step = published_step(row, data["sources"][row["source"]]["metric"], m)
+        found.append((m.model_flops(row["global_batch"]) / step / row["gpus"] / peak, row["id"]))
+    if not found:
+        return float("nan"), float("nan"), []
+    return min(f for f, _ in found), max(f for f, _ in found), [i for _, i in found]
+
+
+def ask(q: Question, workers: int | None = 2) -> dict:
+    """Search *q*, compare its winner with the published range, re-score it as its framework."""
+    from schedcc.planner.score import Context, score
+    from schedcc.planner.search import plan
+    from schedcc.planner.space import Settings
+    model = _model(q)
+    res = plan(model, q.target, gpus=q.gpus, global_batch=q.global_batch, fix=q.fix, workers=workers,
+               progress=False)
+    best = res.best
+    lo, hi, ids = published_range(model, q.target)
+    fw = runnable_by(best.candidate)
+    rescored = None
+    if fw:
+        ctx = Context(model, q.target, q.gpus, q.global_batch, Settings(framework=fw))
+        rescored = score(replace(best.candidate, trim=best.candidate.trim if framework(fw).uneven_stages else 0), ctx)
+    return {"question": q.name, "winner": best.candidate.label(), "mfu": best.mfu, "low": lo, "high": hi,
+            "rows": ids, "framework": fw, "rescored_mfu": rescored.mfu if rescored and rescored.feasible else None,
+            "rescored_note": (rescored.reason if rescored and not rescored.feasible else ""),
+            "searched": res.searched, "seconds": res.search_time_s}
+
+
+def _model(q: Question):
+    if q.model == "mpt-13b":   # MosaicML's 13B (validation row mpt-13b-h100-64)
+        from schedcc.planner.model import ModelSpec
+        return ModelSpec(layers=40, hidden=5120, heads=40, seq=2048, vocab=50368, tied_embeddings=True,
+                         name="mpt-13b")
+    return preset(q.model, **dict(q.overrides))
+
+
+def markdown(results: list[dict]) -> str:
+    """The plausibility table of docs/validation.md."""
+    lines = ["| question | winner (`--framework any`) | MFU | published MFU, similar size | within | "
+             "run as | its MFU |", "|---|---|---:|---:|---|---|---:|"]
+    for r in results:
+        rng = f"{r['low']:.1%}-{r['high']:.1%} ({len(r['rows'])} runs)" if r["rows"] else "none"
+        inside = "-" if not r["rows"] else ("yes" if r["low"] <= r["mfu"] <= r["high"] else
+                                            "above" if r["mfu"] > r["high"] else "below")
+        again = (f"{r['rescored_mfu']:.1%}" if r["rescored_mfu"] is not None
+                 else (r["rescored_note"][:60] or "-"))
+        lines.append(f"| {r['question']} | {r['winner']} | {r['mfu']:.1%} | {rng} | {inside} | "
+                     f"{r['framework'] or 'no single framework'} | {again} |")
+    within = sum(1 for r in results if r["rows"] and r["low"] <= r["mfu"] <= r["high"])
+    lines.append("")
+    lines.append(f"{within} of {len(results)} winners within the published range; median winner MFU "
+                 f"{statistics.median(r['mfu'] for r in results):.1%}.")
+    return "\n".join(lines) + "\n"

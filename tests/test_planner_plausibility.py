@@ -1,0 +1,42 @@
+"""The plausibility table (schedcc/planner/plausibility.py, issue 22) on a cheap sample:
+the whole six questions run in bench/bench_plausibility.py."""
+
+from __future__ import annotations
+
+import math
+
+from schedcc.planner.model import preset
+from schedcc.planner.plausibility import QUESTIONS, Question, ask, markdown, published_range, runnable_by
+from schedcc.planner.space import Candidate
+
+
+def test_six_questions_span_7b_to_405b_on_8_to_1024_a100_and_h100():
+    assert len(QUESTIONS) == 6
+    assert {q.target for q in QUESTIONS} == {"dgx-a100", "dgx-h100"}
+    assert min(q.gpus for q in QUESTIONS) == 8 and max(q.gpus for q in QUESTIONS) == 1024
+    assert all(q.fix is None for q in QUESTIONS)   # the whole default space
+
+
+def test_published_range_of_similar_size():
+    lo, hi, ids = published_range(preset("llama3-70b"), "dgx-h100")
+    assert ids and 0.2 < lo <= hi < 0.7
+    assert "mpt-70b-h100-64" in ids and not any(i.startswith("sc21") for i in ids)   # A100 rows left out
+    assert published_range(preset("llama3-8b"), "dgx-a100")[2]
+
+
+def test_each_winner_is_run_by_the_first_framework_offering_all_of_it():
+    assert runnable_by(Candidate(64, 1, 1, zero=2)) == "deepspeed"
+    assert runnable_by(Candidate(8, 8, 4, virtual=2, schedule="interleaved", zero=1, sp=True)) == "megatron"
+    assert runnable_by(Candidate(8, 1, 1, zero=3, reshard=False)) == "torchtitan"
+    assert runnable_by(Candidate(8, 2, 1, zero=2, cp=2, sp=True)) is None   # no framework has ZeRO-2 with tp and cp
+
+
+def test_a_cheap_question_rescored_as_its_framework():
+    q = Question("Llama 3 8B on 8 H100 (pinned)", "llama3-8b", 8, 64, "dgx-h100",
+                 fix="tp=1,pp=1,cp=1,microbatch=1")
+    r = ask(q, workers=1)
+    assert r["framework"] and r["rescored_mfu"] is not None
+    assert 0.2 < r["mfu"] < 0.7 and abs(r["rescored_mfu"] - r["mfu"]) < 0.15
+    assert r["rows"] and not math.isnan(r["low"])
+    table = markdown([r])
+    assert "| Llama 3 8B on 8 H100 (pinned) |" in table and "winners within the published range" in table
