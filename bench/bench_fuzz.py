@@ -35,6 +35,7 @@ deterministic sample of the same cases in the suite.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import resource
@@ -99,6 +100,12 @@ class Outcome:
     head: str
 
 
+def _start(case: Case, where: Path, env: dict, err_file) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "schedcc", *case.argv], cwd=where,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_file,
+                            preexec_fn=_limits, env=env, start_new_session=True)
+
+
 def run_case(case: Case, tmp: Path, wall_limit: float = 120.0) -> Outcome:
     where = Path(tempfile.mkdtemp(dir=tmp))
     try:
@@ -106,9 +113,12 @@ def run_case(case: Case, tmp: Path, wall_limit: float = 120.0) -> Outcome:
         env = {k: v for k, v in os.environ.items() if k != "SCHEDCC_DEBUG"}
         env.update(PYTHONPATH=str(ROOT), PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
         with open(where / ".stderr", "wb") as err_file:
-            proc = subprocess.Popen([sys.executable, "-m", "schedcc", *case.argv], cwd=where,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_file,
-                                    preexec_fn=_limits, env=env, start_new_session=True)
+            try:
+                proc = _start(case, where, env, err_file)
+            except OSError as err:  # an argument over the kernel's 128 KiB: no user can pass it either
+                if err.errno != errno.E2BIG:
+                    raise
+                return Outcome(case, "ok", -1, 0.0, 0.0, "the kernel refuses an argument this long (E2BIG)")
             t0 = time.monotonic()
             killed = False
             while True:
