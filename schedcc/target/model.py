@@ -180,16 +180,22 @@ class Target:
     def _patterns(self) -> list[tuple[str, OpClass]]:
         return [(op, cls) for cls in self.classes for op in cls.opcodes if any(c in op for c in "*?[")]
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cached_property
+    def _classes_by_opcode(self) -> dict[str, OpClass | None]:
+        # Per instance: an lru_cache on the method would key by equality, and two models that
+        # differ only in a cost formula compare equal, so one would answer with the other's class.
+        return {}
+
     def op_class(self, opcode: str) -> OpClass | None:
         """The class executing *opcode*, or None if this target does not know it."""
-        cls = self._exact.get(opcode)
-        if cls is not None:
-            return cls
-        for pattern, cls in self._patterns:
-            if fnmatch.fnmatchcase(opcode, pattern):
-                return cls
-        return None
+        memo = self._classes_by_opcode
+        if opcode in memo:
+            return memo[opcode]
+        found = self._exact.get(opcode)
+        if found is None:
+            found = next((cls for pattern, cls in self._patterns if fnmatch.fnmatchcase(opcode, pattern)), None)
+        memo[opcode] = found
+        return found
 
     def known_opcodes(self) -> list[str]:
         return sorted(self._exact)
