@@ -25,7 +25,7 @@ from schedcc.teaching.grading import check_reordering
 from schedcc.verifier import VerificationError, verify
 
 from strategies import memory_block
-from test_scheduler import _pairwise_memory_check  # the verifier's rule, pair by pair
+from test_scheduler import fast_and_pairwise_memory_violations  # the verifier's fast check against its rule, pair by pair
 
 TARGETS = ["generic", "mips4", "la464", "la664", "sifive-u74"]
 ISSUE_21 = "r0 = load B[i]\nstore B[i], r3 {private = true}\nstore [p], r2\nx = load [p]\ny = x + x\nz = y + y\nret z\n"
@@ -216,23 +216,10 @@ def test_a_large_memory_block_against_the_verifier():
 @given(memory_block(max_size=14), st.data())
 def test_the_verifiers_fast_memory_check_equals_its_pairwise_rule(text, data):
     """The verifier's own memory check, on private and shared accesses alike."""
-    import sys
-    v = sys.modules["schedcc.verifier.block"]
     target = load_target("mips4")
     block = block_of(text)
     n = len(block.instrs)
     cycle = {i: data.draw(st.integers(0, 2 * n)) for i in range(n)}
     unit = {i: "ALU" for i in range(n)}
-
-    def outcome(check):
-        saved = v._check_memory
-        v._check_memory = check
-        try:
-            verify(block, target, cycle, unit)
-            return set()
-        except VerificationError as err:
-            return {x.split(" at cycle")[0] for x in err.violations if "memory" in x}
-        finally:
-            v._check_memory = saved
-
-    assert outcome(v._check_memory) == outcome(_pairwise_memory_check)
+    fast, slow = fast_and_pairwise_memory_violations(block, target, cycle, unit)
+    assert fast == slow

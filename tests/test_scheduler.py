@@ -163,16 +163,12 @@ def _pairwise_memory_check(refs, cycle, latency, tgt, need):
             need(a.index, b.index, max(bounds), "accesses memory out of order with")
 
 
-@settings(max_examples=150, deadline=None)
-@given(straight_line(min_size=2, max_size=25), st.data())
-def test_fast_memory_check_equals_pairwise(text, data):
+def fast_and_pairwise_memory_violations(block, target, cycle, unit) -> tuple[set, set]:
+    """The memory violations the verifier reports for (cycle, unit), with its fast check and
+    with :func:`_pairwise_memory_check`: for each, the instructions that issue too early (the
+    fast check names only the worst culprit)."""
     import sys
     v = sys.modules["schedcc.verifier.block"]  # the package re-exports the function under this name
-    target = load_target("mips4")
-    block = block_of(text)
-    n = len(block.instrs)
-    cycle = {i: data.draw(st.integers(0, 3 * n)) for i in range(n)}
-    unit = {i: "ALU" for i in range(n)}
 
     def outcome(check):
         saved = v._check_memory
@@ -181,13 +177,22 @@ def test_fast_memory_check_equals_pairwise(text, data):
             verify(block, target, cycle, unit)
             return set()
         except VerificationError as err:
-            # the instruction that issues too early (the fast check names only the worst culprit)
             return {x.split(" at cycle")[0] for x in err.violations if "memory" in x}
         finally:
             v._check_memory = saved
 
-    fast = outcome(v._check_memory)
-    slow = outcome(_pairwise_memory_check)
+    return outcome(v._check_memory), outcome(_pairwise_memory_check)
+
+
+@settings(max_examples=150, deadline=None)
+@given(straight_line(min_size=2, max_size=25), st.data())
+def test_fast_memory_check_equals_pairwise(text, data):
+    target = load_target("mips4")
+    block = block_of(text)
+    n = len(block.instrs)
+    cycle = {i: data.draw(st.integers(0, 3 * n)) for i in range(n)}
+    unit = {i: "ALU" for i in range(n)}
+    fast, slow = fast_and_pairwise_memory_violations(block, target, cycle, unit)
     assert fast == slow
 
 
