@@ -19,6 +19,7 @@ from schedcc.frontends.llvm_ir import parse_llvm
 from schedcc.frontends.source import Source
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.llvm_codegen import NotGenerated, generate_llvm
+from schedcc.swp.llvm_ifconv import Refused, if_convert
 from schedcc.swp.llvm_loops import LlvmLoop, analyse_llvm_loop, find_llvm_loops
 from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
@@ -34,16 +35,22 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
     current = source
     results: list[LoopResult] = []
     for found in find_llvm_loops(source):
-        if isinstance(found, NotPipelined):
+        if isinstance(found, NotPipelined) and found.kind == "multi-block":
+            x, res = _if_converted(current, found, tgt, algorithm, accept, exact)
+            results.append(res)
+            if x is None or not res.pipelined:
+                continue
+        elif isinstance(found, NotPipelined):
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
-        x = found if current is source else _again(current, found)
-        res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
-        results.append(res)
-        if not res.pipelined:
-            continue
+        else:
+            x = found if current is source else _again(current, found)
+            res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
+            results.append(res)
+            if not res.pipelined:
+                continue
         try:
-            text, code = generate_llvm(current.text, x, res.schedule)
+            text, code = generate_llvm(x.text or current.text, x, res.schedule)
         except NotGenerated as err:
             res.schedule, res.reason, res.kind = None, str(err), "code"
             continue
@@ -53,6 +60,31 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
         res.registers_text = (f"kernel not unrolled: {phis} phi{'s' if phis != 1 else ''} pass values on to later "
                               "stages (LLVM's register allocator gives them registers)")
     return PipelineResult(source.program, tgt, results, None, current.text, "ll")
+
+
+def _if_converted(current: Source, found: NotPipelined, tgt: Target, algorithm: str,
+                  accept: AcceptFunction | None, exact) -> tuple[LlvmLoop | None, LoopResult]:
+    """A loop of several blocks if-converted (:mod:`schedcc.swp.llvm_ifconv`) into an
+    :class:`LlvmLoop` of the converted text, with its schedule; or None and the loop
+    left alone with the reason. The converted text is kept only when the loop is
+    pipelined (the caller generates from ``x.info``'s text)."""
+    func, header = found.function.name, found.block.label
+    try:
+        text = if_convert(current.text, func, header)
+    except Refused as err:
+        why = NotPipelined(found.function, found.block, f"{found.reason}; not if-converted: {err}", found.kind)
+        return None, schedule_loop(why, tgt, algorithm, accept)
+    conv = parse_llvm(text, current.program.source)
+    f = conv.program.function(func)
+    x = analyse_llvm_loop(f, f.block(header), conv.extra["llvm"][func], text.splitlines())
+    if isinstance(x, NotPipelined):
+        why = NotPipelined(found.function, found.block, f"if-converted to one block: {x.reason}", x.kind)
+        return None, schedule_loop(why, tgt, algorithm, accept)
+    x.text = text
+    res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
+    if not res.pipelined:
+        res.reason = f"if-converted to one block: {res.reason}"
+    return x, res
 
 
 def _again(source: Source, old: LlvmLoop) -> LlvmLoop:
