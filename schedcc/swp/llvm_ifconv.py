@@ -77,7 +77,7 @@ import re
 from schedcc.frontends.llvm_ir import IFC_SCRATCH, parse_llvm
 from schedcc.swp.cfg import back_edges
 
-MAX_BLOCKS = 8
+MAX_BLOCKS = 16
 SCRATCH = IFC_SCRATCH
 SCRATCH_BYTES = 64
 PURE_INTRINSICS = frozenset(
@@ -126,13 +126,10 @@ def if_convert(text: str, function: str, header: str) -> str:
     if any(not re.fullmatch(r"[-\w.$]+", lab) or lab not in info.label_lines for lab in labels):
         raise Refused("a block of the loop has no plain label")
     order = [b.label for b in func.blocks]
-    pos = sorted(order.index(lab) for lab in labels)
-    if pos != list(range(pos[0], pos[0] + len(pos))) or order[pos[0]] != header:
-        raise Refused("the loop's blocks are not one piece of text starting at its header")
-    names = order[pos[0]:pos[-1] + 1]
     ends = {lab: (info.label_lines[order[k + 1]] - 1 if k + 1 < len(order) else info.last_line - 1)
             for k, lab in enumerate(order)}
-    inside = set(names)
+    inside = set(labels)
+    names = sorted(labels, key=order.index)
 
     # Each block: its lines (1-based numbers) without the label, and its terminator.
     blocks: dict[str, list[int]] = {}
@@ -155,8 +152,13 @@ def if_convert(text: str, function: str, header: str) -> str:
             if target == header:
                 raise Refused(f"block '{lab}' also jumps back to '{header}': a loop with several back edges")
             if target not in inside:
-                raise Refused(f"block '{lab}' may leave the loop (to '{target}'): an early exit is not "
-                              "if-converted")
+                raise Refused(f"block '{lab}' may leave the loop (to '{target}'): an early exit (a search "
+                              "loop) is not if-converted")
+    pos = [order.index(lab) for lab in names]
+    if pos != list(range(pos[0], pos[0] + len(pos))) or names[0] != header:
+        raise Refused("the loop's blocks are not one piece of text starting at its header")
+    for lab, ts in succ.items():
+        for target, _, _ in ts:
             if order.index(target) <= order.index(lab):
                 raise Refused(f"block '{lab}' branches backwards to '{target}'")
     lterm = lines[blocks[latch.label][-1] - 1]
