@@ -70,6 +70,9 @@ def _virtual_class(name: str) -> str:
 
 def _move(dst: str, src: str) -> Instr:
     cls = register_class(dst) if dst in ALL else _virtual_class(dst)
+    if cls == "fcc":
+        raise NotGenerated(f"a condition flag ({src.replace('v:', '')}) would have to be copied into or out of "
+                           "the pipelined code, which takes a general register on the way")
     return Instr("fmov.d" if cls == "fpr" else "move", Reg(dst), (Reg(src),))
 
 
@@ -191,7 +194,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     ops.append(_Op(back, target=K))
     ops += [_Op(i) for i in p.epilogue]
     ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
-    ops += [_Op(_move(r, "v:" + r)) for r in x.written]
+    # A condition flag dead after the loop is not copied back (there is no flag-to-flag move).
+    ops += [_Op(_move(r, "v:" + r)) for r in x.written if register_class(r) != "fcc" or r in exit_live]
     inv = INVERSE[x.branch.opcode]
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 

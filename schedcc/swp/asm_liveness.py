@@ -38,7 +38,7 @@ ALL = frozenset(GPR + FPR + FCC)
 # Allocation order: caller-saved temporaries first, then arguments, then callee-saved (free only if saved).
 ORDER = tuple([f"$t{k}" for k in range(9)] + [f"$a{k}" for k in range(7, -1, -1)] + [f"$s{k}" for k in range(9)]
               + ["$fp", "$ra"] + [f"$ft{k}" for k in range(16)] + [f"$fa{k}" for k in range(7, -1, -1)]
-              + [f"$fs{k}" for k in range(8)])
+              + [f"$fs{k}" for k in range(8)] + list(FCC))
 AT_RETURN = frozenset({"$a0", "$a1", "$fa0", "$fa1", "$ra", "$sp", "$tp", "$r21"}) | CALLEE_SAVED
 
 

@@ -49,7 +49,7 @@ from schedcc.frontends.loongarch_asm import LOADS, STORES
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
-from schedcc.swp.asm_liveness import RESERVED, register_class
+from schedcc.swp.asm_liveness import RESERVED
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
 
@@ -166,9 +166,6 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
         for r in ins.defs():
             if r in RESERVED or r == "$ra":
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}", "shape")
-            if register_class(r) == "fcc":
-                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
-                          "condition flags are not renamed", "shape")
             if r not in written:
                 written.append(r)
         if ins.attr("tied"):
