@@ -259,9 +259,14 @@ def if_convert(text: str, function: str, header: str) -> str:
     first, last = info.label_lines[header], ends[names[-1]]
     head = lines[:first - 1]
     tail = lines[last:]
-    for k, line in enumerate(tail):
-        if " phi " in line:
-            tail[k] = re.sub(rf"(,\s*)%{re.escape(latch.label)}(\s*\])", rf"\1%{header}\2", line)
+
+    def retarget(line: str, k: int) -> str:
+        """The exit's phis (before or after the loop) name the header as their predecessor."""
+        if " phi " in line and info.first_line <= k <= info.last_line:
+            return re.sub(rf"(,\s*)%{re.escape(latch.label)}(\s*\])", rf"\1%{header}\2", line)
+        return line
+    head = [retarget(line, k) for k, line in enumerate(head, 1)]
+    tail = [retarget(line, k) for k, line in enumerate(tail, last + 1)]
     if scratch_used[0]:
         head = _with_scratch(head, info.first_line)
     return "".join(head + out + tail)

@@ -119,9 +119,10 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
         raise Refused(f"the exit '{X}' is also reached from outside the loop")
     if [b.label for b in func.blocks if B0 in b.successors()] != [H]:
         raise Refused(f"'{B0}' is also reached from inside the loop")
-    pos = [order.index(lab) for lab in [H] + sorted(region, key=order.index)]
-    if pos != list(range(pos[0], pos[0] + len(pos))) or order[pos[1]] != B0 or order[pos[-1]] != B:
-        raise Refused(f"the loop's blocks are not one piece of text from '{H}' to '{B}'")
+    pos = [order.index(lab) for lab in sorted(region, key=order.index)]
+    if pos != list(range(pos[0], pos[0] + len(pos))) or order[pos[0]] != B0 or order[pos[-1]] != B \
+            or order.index(H) > pos[0]:
+        raise Refused(f"the loop's body is not one piece of text from '{B0}' to '{B}' after '{H}'")
     phis = {ph.line: ph for ph in info.phis.get(H, [])}
     if info.phis.get(B0):
         raise Refused(f"'{B0}' has phis of its own")
@@ -151,62 +152,57 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
     nxt = {name: back[name] for name in back}
     nxt.update({name: f"%rot.n.{name[1:]}" for name, _, n in h_values if n not in phis})
     cur = {name: f"%rot.{name[1:]}" for name, _, _ in h_values}
-    first, last = info.label_lines[H], ends[B]
     body_text = "".join(lines[info.label_lines[B0]:bl[-1] - 1])
     used_in_b = {name for name in h_names if re.search(re.escape(name) + r"(?![-\w.$])", body_text)}
     cur_used = {k: v for k, v in cur.items() if k in used_in_b}
 
-    out: list[str] = []
-    for n in range(info.label_lines[H], ends[H] + 1):
-        line = lines[n - 1]
-        if n in phis:
-            line = re.sub(rf",\s*\[[^\]]*,\s*%{re.escape(B)}\s*\]", "", line)
-            line = re.sub(rf"\[[^\]]*,\s*%{re.escape(B)}\s*\],\s*", "", line)
-        out.append(line)
-    indent = "  "
-    for n in range(info.label_lines[B0], bl[-1]):
-        out.append(_sub(lines[n - 1], cur_used))
-        if n == info.label_lines[B0]:
-            for name, t, _ in h_values:
-                if name in used_in_b:
-                    out.append(f"{indent}{cur[name]} = phi {t} [ {name}, %{H} ], [ {nxt[name]}, %{B} ]\n")
-    for n in hl[:-1]:
-        if n not in phis:
-            out.append(_sub(lines[n - 1], nxt))
-    br = _sub(lines[hl[-1] - 1], {cond: nxt.get(cond, cond)})
-    tail_line = lines[bl[-1] - 1]
-    meta = tail_line[tail_line.index("br label") + len(f"br label %{H}"):].rstrip("\n")
-    out.append(br.rstrip("\n").split(", !")[0] + meta + "\n")
-    out += lines[bl[-1]:ends[B]]    # blank lines and comments after the body
-    head, tail = lines[:first - 1], lines[last:]
     # the exit: phis take B's values too; values of H used after the loop through lcssa phis
-    x_line = info.label_lines[X]
-    x_phis = {ph.line for ph in info.phis.get(X, [])}
-    lcssa: dict[str, str] = {}
+    x_phis = {ph.line: ph for ph in info.phis.get(X, [])}
     inside_f = range(info.first_line, info.last_line + 1)
-    rest_text = "".join(
-        lines[k - 1] for k in inside_f if not first <= k <= last)
-    for name, t, _ in h_values:
-        if re.search(re.escape(name) + r"(?![-\w.$])", rest_text):
-            lcssa[name] = f"%rot.{name[1:]}.lcssa"
-    if x_line < first:
-        raise Refused(f"the exit '{X}' comes before the loop in the text")
-    new_tail: list[str] = []
-    for k, line in enumerate(tail, start=last + 1):
-        if k in x_phis:
-            ph = next(p for p in info.phis[X] if p.line == k)
-            v = next(v for v, lab in ph.incoming if lab == H)
+    h_range = range(info.label_lines[H], ends[H] + 1)
+    b_range = range(info.label_lines[B0], ends[B] + 1)
+    rest_text = "".join(lines[k - 1] for k in inside_f if k not in h_range and k not in b_range)
+    lcssa = {name: f"%rot.{name[1:]}.lcssa" for name, _, _ in h_values
+             if re.search(re.escape(name) + r"(?![-\w.$])", rest_text)}
+    indent = "  "
+
+    def _body() -> list[str]:
+        """The body: phis for H's values, its lines, H's copy and the new test."""
+        body: list[str] = []
+        for n in range(info.label_lines[B0], bl[-1]):
+            body.append(_sub(lines[n - 1], cur_used))
+            if n == info.label_lines[B0]:
+                body += [f"{indent}{cur[name]} = phi {t} [ {name}, %{H} ], [ {nxt[name]}, %{B} ]\n"
+                         for name, t, _ in h_values if name in used_in_b]
+        body += [_sub(lines[n - 1], nxt) for n in hl[:-1] if n not in phis]
+        br = _sub(lines[hl[-1] - 1], {cond: nxt.get(cond, cond)})
+        tail_line = lines[bl[-1] - 1]
+        meta = tail_line[tail_line.index("br label") + len(f"br label %{H}"):].rstrip("\n")
+        body.append(br.rstrip("\n").split(", !")[0] + meta + "\n")
+        return body + lines[bl[-1]:ends[B]]    # blank lines and comments after the body
+
+    out: list[str] = []
+    for k, line in enumerate(lines, 1):
+        if k in h_range:
+            if k in phis:
+                line = re.sub(rf",\s*\[[^\]]*,\s*%{re.escape(B)}\s*\]", "", line)
+                line = re.sub(rf"\[[^\]]*,\s*%{re.escape(B)}\s*\],\s*", "", line)
+            out.append(line)
+        elif k == info.label_lines[B0]:
+            out += _body()
+        elif k in b_range or k not in inside_f:
+            if k not in b_range:
+                out.append(line)
+        elif k in x_phis:
+            v = next(v for v, lab in x_phis[k].incoming if lab == H)
             if v is None:
-                raise Refused(f"the phi {ph.name} (line {k}) takes a constant expression")
+                raise Refused(f"the phi {x_phis[k].name} (line {k}) takes a constant expression")
             line = line.rstrip("\n")
             extra = ", !" + line.split(", !", 1)[1] if ", !" in line else ""
-            line = line.split(", !", 1)[0] + f", [ {nxt.get(v, v)}, %{B} ]" + extra + "\n"
-            new_tail.append(line)
-            continue
-        new_tail.append(_sub(line, lcssa) if k in inside_f else line)
-        if k == x_line:
-            for name, t, _ in h_values:
-                if name in lcssa:
-                    new_tail.append(f"{indent}{lcssa[name]} = phi {t} [ {name}, %{H} ], [ {nxt[name]}, %{B} ]\n")
-    head = [_sub(line, lcssa) if k in inside_f else line for k, line in enumerate(head, 1)]
-    return "".join(head + out + new_tail), B0
+            out.append(line.split(", !", 1)[0] + f", [ {nxt.get(v, v)}, %{B} ]" + extra + "\n")
+        else:
+            out.append(_sub(line, lcssa))
+            if k == info.label_lines[X]:
+                out += [f"{indent}{lcssa[name]} = phi {t} [ {name}, %{H} ], [ {nxt[name]}, %{B} ]\n"
+                        for name, t, _ in h_values if name in lcssa]
+    return "".join(out), B0
