@@ -287,6 +287,9 @@ def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict
         if width is None or width > SCRATCH_BYTES:
             raise Refused(f"line {n}: a {op} of a type if-conversion does not handle ({s})")
         a = _PTR.search(line)
+        if a is None and re.search(r", [\w.<>\[\] ]+\* [%@]", s):
+            raise Refused(f"line {n}: a {op} through a typed pointer (LLVM 14 and before) under a condition: "
+                          "if-conversion writes opaque pointers (ptr) only")
         if a is None:
             raise Refused(f"line {n}: the address of the {op} under a condition is not a plain value")
         scratch_used[0] = True
