@@ -151,6 +151,7 @@ class Settings:
     grad_bytes: int | None = None     # bytes per gradient element held (4: fp32 main gradients)
     grad_reduce_bytes: int | None = None  # bytes per gradient element reduced (4: fp32; 2: bf16)
     fp32_params: bool | None = None   # parameters kept in fp32 (PyTorch FSDP): they are the master copy
+    optimizer_bytes: int | None = None  # optimizer state per parameter before sharding (12: fp32 Adam + master)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
@@ -169,6 +170,11 @@ class Settings:
         if ("grad_reduce_bytes" in self.explicit and "grad_bytes" not in self.explicit and not self.fp32_params
                 and fw.default("grad_bytes") == fw.default("grad_reduce_bytes")):
             object.__setattr__(self, "grad_bytes", self.grad_reduce_bytes)
+        # fp32 parameters are the master copy: the optimizer keeps only the moments (4 bytes less)
+        if ("fp32_params" in self.explicit and "optimizer_bytes" not in self.explicit
+                and bool(self.fp32_params) != bool(fw.default("fp32_params"))):
+            object.__setattr__(self, "optimizer_bytes",
+                               fw.default("optimizer_bytes") + (-4 if self.fp32_params else 4))
 
 
 def parse_fix(text: str | dict | None) -> dict:
