@@ -65,6 +65,12 @@ from schedcc.training.kernels import attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
 
+# The Triton FlashAttention of 2023 (flash_attn_triton, llm-foundry's attn_impl: triton, with an
+# ALiBi bias) against FlashAttention-2, forward and backward: Dao (2023), FlashAttention-2, Section
+# 4.1, reports FlashAttention-2 1.3-2.5x faster than FlashAttention in Triton; the geometric middle
+# of that range. attention_efficiency (the cluster's) prices FlashAttention-2-class kernels.
+TRITON_FLASH_SLOWDOWN = 1.8
+
 
 @dataclass(frozen=True)
 class LOp:
@@ -152,11 +158,12 @@ class _Layer:
             if m.dropout:
                 s = op("attn_drop", "compute", self.stream(nscore, 5), s)
             return op("pv", "compute", self.gemm(sq, d, m.seq, b * self.heads), s)
+        slow = TRITON_FLASH_SLOWDOWN if self.st.attention == "triton" else 1.0
         if c.cp == 1:
-            return op("attn", "compute", attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), qkv)
+            return op("attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), qkv)
         # ring attention: cp blocks of sq x sq; block j waits for the j-th K/V transfer
         kv_bytes = 2 * b * sq * self.kv * d * 2
-        block = attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal) / c.cp
+        block = slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal) / c.cp
         prev, xfer = qkv, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
@@ -236,11 +243,14 @@ class _Layer:
             ds = op("d_softmax", "compute", self.stream(nscore, 6), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
+        slow = TRITON_FLASH_SLOWDOWN if self.st.attention == "triton" else 1.0
+        if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
+            g = op("r.attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), g)
         if c.cp == 1:
-            return op("d_attn", "compute", attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal,
-                                                          backward=True), g)
+            return op("d_attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal,
+                                                                 backward=True), g)
         kv_bytes = 2 * 2 * b * sq * self.kv * d * 2  # K, V and their gradients travel
-        block = attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal, backward=True) / c.cp
+        block = slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal, backward=True) / c.cp
         prev, xfer = g, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
