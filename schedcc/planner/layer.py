@@ -53,7 +53,6 @@ Example::
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -64,12 +63,6 @@ from schedcc.training.intervals import Coverage, overlap_length, union_length
 from schedcc.training.kernels import attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
-
-# The Triton FlashAttention of 2023 (flash_attn_triton, llm-foundry's attn_impl: triton, with an
-# ALiBi bias) against FlashAttention-2, forward and backward: Dao (2023), FlashAttention-2, Section
-# 4.1, reports FlashAttention-2 1.3-2.5x faster than FlashAttention in Triton; the geometric middle
-# of that range. attention_efficiency (the cluster's) prices FlashAttention-2-class kernels.
-TRITON_FLASH_SLOWDOWN = 1.8
 
 
 @dataclass(frozen=True)
@@ -106,6 +99,11 @@ class _Layer:
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
         return gemm_time(self.cl, m, n, k, batch)
+
+    def attn(self, backward=False):   # the fused kernel over this rank's queries, the whole sequence's keys
+        m, c = self.m, self.c
+        return attention_time(self.cl, c.microbatch * self.heads, m.seq / c.cp, m.seq, m.head_dim, m.causal, backward,
+                              self.st.attention)
 
     def stream(self, elems, bytes_per_elem):
         return stream_time(self.cl, elems * bytes_per_elem)
@@ -158,12 +156,11 @@ class _Layer:
             if m.dropout:
                 s = op("attn_drop", "compute", self.stream(nscore, 5), s)
             return op("pv", "compute", self.gemm(sq, d, m.seq, b * self.heads), s)
-        slow = TRITON_FLASH_SLOWDOWN if self.st.attention == "triton" else 1.0
         if c.cp == 1:
-            return op("attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), qkv)
+            return op("attn", "compute", self.attn(), qkv)
         # ring attention: cp blocks of sq x sq; block j waits for the j-th K/V transfer
         kv_bytes = 2 * b * sq * self.kv * d * 2
-        block = slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal) / c.cp
+        block = self.attn() / c.cp
         prev, xfer = qkv, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
@@ -232,9 +229,8 @@ class _Layer:
         if self.st.attention == "unfused":
             nscore = b * self.heads * sq * m.seq
             if c.recompute == "selective":
-                g0 = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
-                g0 = op("r.softmax", "compute", self.stream(nscore, 4), g0)
-                g = g0
+                r = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
+                g = op("r.softmax", "compute", self.stream(nscore, 4), r)
             n = b * self.heads
             dv = op("d_pv_v", "compute", self.gemm(m.seq, d, sq, n), g)
             dp_ = op("d_pv_p", "compute", self.gemm(sq, m.seq, d, n), g)
@@ -243,14 +239,12 @@ class _Layer:
             ds = op("d_softmax", "compute", self.stream(nscore, 6), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
-        slow = TRITON_FLASH_SLOWDOWN if self.st.attention == "triton" else 1.0
         if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
-            g = op("r.attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), g)
+            g = op("r.attn", "compute", self.attn(), g)
         if c.cp == 1:
-            return op("d_attn", "compute", slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal,
-                                                                 backward=True), g)
+            return op("d_attn", "compute", self.attn(True), g)
         kv_bytes = 2 * 2 * b * sq * self.kv * d * 2  # K, V and their gradients travel
-        block = slow * attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal, backward=True) / c.cp
+        block = self.attn(True) / c.cp
         prev, xfer = g, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
@@ -503,7 +497,3 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
 
 def overlap_names() -> tuple[str, ...]:
     return tuple(OVERLAP_TRANSFORMS)
-
-
-def _ceil(x: float) -> int:
-    return int(math.ceil(x))
