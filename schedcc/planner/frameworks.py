@@ -178,7 +178,7 @@ class Sharding:
     grad_bytes: int             # bytes per gradient element held
     grad_reduce_bytes: int      # bytes per gradient element on the wire
     fp32_params: bool
-    optimizer_bytes: int = 12   # optimizer state bytes per parameter before sharding (module docstring)
+    optimizer_bytes: int = 12   # optimizer state bytes per parameter before sharding (planner.memory)
 
 
 def sharding(fw: Framework, cand, settings=None) -> Sharding:
