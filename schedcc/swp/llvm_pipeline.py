@@ -15,6 +15,8 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 from schedcc.frontends.llvm_ir import parse_llvm
 from schedcc.frontends.source import Source
 from schedcc.sched.modulo import AcceptFunction
@@ -86,8 +88,9 @@ def _reshaped(current: Source, found: NotPipelined, tgt: Target, algorithm: str,
             if block not in parse_llvm(text, "<rotated>").program.function(func).block(block).successors():
                 try:
                     text = if_convert(text, func, block)
-                except Refused as err:
-                    raise Refused(f"{done}, then not if-converted: {err}") from None
+                except Refused as err:  # its line numbers are the rotated text's: left out
+                    raise Refused(f"{done}, then not if-converted: {re.sub(r'^line [0-9]+: ', '', str(err))}") \
+                        from None
                 done += ", then if-converted to one block"
     except Refused as err:
         why = NotPipelined(found.function, found.block, f"{found.reason}; {err}", found.kind)
