@@ -143,10 +143,30 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
             continue
         t = phis[n].type if n in phis else info.types.get(m.group(1))
         h_values.append((m.group(1), t or "", n))
+    # Instructions of H that compute the same value every time (no phi, no value of the
+    # body, no memory, no call: a bound `n - 1` a compiler without LICM leaves there)
+    # are not copied: the guard's value serves every iteration.
+    region_text = "".join(lines[info.label_lines[B0] - 1:ends[B]])
+    variant = {ph.name for ph in phis.values()}
+    variant |= set(re.findall(r"^\s*(%[-\w.$]+) = ", region_text, re.M))
+    invariant: set[str] = set()
+    for name, _, n in h_values:
+        if n in phis:
+            continue
+        line = lines[n - 1]
+        op = re.match(r"\s*%[-\w.$]+ = (?:tail )?(\w+)", line)
+        reads = set(re.findall(r"(%[-\w.$]+)(?![-\w.$])", line.split("=", 1)[1]))
+        if op and op.group(1) not in ("load", "call", "alloca", "phi", "va_arg", "atomicrmw", "cmpxchg") \
+                and not reads & variant:
+            invariant.add(name)
+        else:
+            variant.add(name)
+    h_values = [(name, t, n) for name, t, n in h_values if name not in invariant]
     for name, t, n in h_values:
         if not t:
             raise Refused(f"'{name}' (line {n}) has a type schedcc cannot write")
     h_names = {name for name, _, _ in h_values}
+    copied = {n for _, _, n in h_values}
     cond = ht.group(1)
     # in the body, and after the loop: the values of H in the next iteration's copy
     nxt = {name: back[name] for name in back}
@@ -174,7 +194,7 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
             if n == info.label_lines[B0]:
                 body += [f"{indent}{cur[name]} = phi {t} [ {name}, %{H} ], [ {nxt[name]}, %{B} ]\n"
                          for name, t, _ in h_values if name in used_in_b]
-        body += [_sub(lines[n - 1], nxt) for n in hl[:-1] if n not in phis]
+        body += [_sub(lines[n - 1], nxt) for n in hl[:-1] if n not in phis and n in copied]
         br = _sub(lines[hl[-1] - 1], {cond: nxt.get(cond, cond)})
         tail_line = lines[bl[-1] - 1]
         meta = tail_line[tail_line.index("br label") + len(f"br label %{H}"):].rstrip("\n")
