@@ -25,6 +25,15 @@ TOOLS = ("clang-16", "opt-16", "llc-16", "llvm-mc-16", "ld.lld-16", "qemu-loonga
 
 # No floating-point literals but 0 (lld 16 cannot link LoongArch constant-pool loads).
 PROGRAMS = {
+    "two_loops_in_one_function": """
+KERNEL void k(int n, double *restrict a, double *restrict b) {
+    for (int i = 1; i < n - 1; i++)
+        b[i] = a[i - 1] + a[i] + a[i + 1];
+    for (int i = 1; i < n - 1; i++)
+        a[i] = b[i] * b[i];
+}
+RUN { double a[LEN], b[LEN]; fill(a, LEN, 1); fill(b, LEN, 2); k(n, a, b); out(a, LEN); out(b, LEN); }
+""",
     "while_loop": """
 KERNEL void k(int n, double *restrict a, const double *restrict b) {
     int i = 0;
@@ -67,8 +76,8 @@ def test_while_loops_are_rotated_pipelined_and_compute_the_same(tmp_path, name):
     need(*TOOLS)
     path = _unrotated(tmp_path, name)
     res = pipeline_source(parse_source(path.read_text(), str(path)), "la464")
-    (loop,) = [r for r in res.loops if r.name.startswith("@k/")]
-    assert loop.pipelined, loop.reason
+    loops = [r for r in res.loops if r.name.startswith("@k/")]
+    assert loops and all(loop.pipelined for loop in loops), [loop.reason for loop in loops]
     assert "%rot." in res.text
     pipelined = path.with_name(path.stem + ".swp.ll")
     pipelined.write_text(res.text)

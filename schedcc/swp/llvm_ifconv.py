@@ -118,8 +118,13 @@ def if_convert(text: str, function: str, header: str) -> str:
         raise Refused(f"no loop has its header at '{header}'")
     latch, body = found[0]
     lines = text.splitlines(keepends=True)
-    if "%ifc." in "".join(lines[info.first_line - 1:info.last_line]):
-        raise Refused("the function already has values named %ifc.*")
+    ftext = "".join(lines[info.first_line - 1:info.last_line])
+    prefix = "%ifc."            # the next loop if-converted in the function: %ifc2., ...
+    if "%ifc.t" in ftext or "%ifc.a" in ftext:
+        k = 2
+        while f"%ifc{k}." in ftext:
+            k += 1
+        prefix = f"%ifc{k}."
     labels = [b.label for b in body]
     if len(body) > MAX_BLOCKS:
         raise Refused(f"the body has {len(body)} blocks; if-conversion takes at most {MAX_BLOCKS}")
@@ -189,7 +194,7 @@ def if_convert(text: str, function: str, header: str) -> str:
 
     def new(expr: str, name: str | None = None) -> str:
         if name is None:
-            name = f"%ifc.t{fresh[0]}"
+            name = f"{prefix}t{fresh[0]}"
             fresh[0] += 1
         out.append(f"{indent}{name} = {expr}\n")
         return name
@@ -255,7 +260,8 @@ def if_convert(text: str, function: str, header: str) -> str:
                     v, e = incoming[k]
                     acc = new(f"select i1 {e}, {ph.type} {v}, {ph.type} {acc}", ph.name if k == 0 else None)
                 continue
-            out.append(line if pred[lab] == "true" else _speculated(line, n, pred[lab], new, scratch_used, guards))
+            out.append(line if pred[lab] == "true"
+                       else _speculated(line, n, pred[lab], new, scratch_used, guards, prefix))
     first, last = info.label_lines[header], ends[names[-1]]
     head = lines[:first - 1]
     tail = lines[last:]
@@ -267,12 +273,12 @@ def if_convert(text: str, function: str, header: str) -> str:
         return line
     head = [retarget(line, k) for k, line in enumerate(head, 1)]
     tail = [retarget(line, k) for k, line in enumerate(tail, last + 1)]
-    if scratch_used[0]:
+    if scratch_used[0] and SCRATCH + " = alloca" not in ftext:
         head = _with_scratch(head, info.first_line)
     return "".join(head + out + tail)
 
 
-def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict) -> str:
+def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict, prefix: str) -> str:
     """*line*, of a block running under predicate *p*, made safe to run in every iteration."""
     s = line.strip()
     m = _DEF.match(line)
@@ -295,7 +301,7 @@ def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict
         scratch_used[0] = True
         key = (p, a.group(1))
         if key not in guards:
-            guards[key] = new(f"select i1 {p}, ptr {a.group(1)}, ptr {SCRATCH}", f"%ifc.a{len(guards)}")
+            guards[key] = new(f"select i1 {p}, ptr {a.group(1)}, ptr {SCRATCH}", f"{prefix}a{len(guards)}")
         guarded = guards[key]
         return line[:a.start(1)] + guarded + line[a.end(1):]
     if op in ("call", "invoke", "callbr"):

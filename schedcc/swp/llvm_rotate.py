@@ -19,7 +19,8 @@ reached from ``H`` only. Then:
 
 Every instruction of ``H`` runs as often and in the same order as before (T + 1
 times for T iterations), so nothing is speculated. Numbered values keep their
-numbers (``H`` keeps its lines); new values are named ``%rot.*``.
+numbers (``H`` keeps its lines); new values are named ``%rot.*`` (``%rot2.*`` for
+the next loop rotated in the same function, ...).
 
 Example::
 
@@ -89,8 +90,8 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
     H, B = header, latch.label          # B: the latch, which jumps back
     region = [b.label for b in body if b.label != H]
     lines = text.splitlines(keepends=True)
-    if "%rot." in "".join(lines[info.first_line - 1:info.last_line]):
-        raise Refused("the function already has values named %rot.*")
+    ftext = "".join(lines[info.first_line - 1:info.last_line])
+    R = next(f"%rot{k or ''}." for k in range(10 ** 6) if f"%rot{k or ''}." not in ftext)  # a loop rotated before: %rot2.
     order = [b.label for b in func.blocks]
     if any(lab not in info.label_lines for lab in region + [H]):
         raise Refused("a block of the loop has no label")
@@ -170,8 +171,8 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
     cond = ht.group(1)
     # in the body, and after the loop: the values of H in the next iteration's copy
     nxt = {name: back[name] for name in back}
-    nxt.update({name: f"%rot.n.{name[1:]}" for name, _, n in h_values if n not in phis})
-    cur = {name: f"%rot.{name[1:]}" for name, _, _ in h_values}
+    nxt.update({name: f"{R}n.{name[1:]}" for name, _, n in h_values if n not in phis})
+    cur = {name: f"{R}{name[1:]}" for name, _, _ in h_values}
     body_text = "".join(lines[info.label_lines[B0]:bl[-1] - 1])
     used_in_b = {name for name in h_names if re.search(re.escape(name) + r"(?![-\w.$])", body_text)}
     cur_used = {k: v for k, v in cur.items() if k in used_in_b}
@@ -182,7 +183,7 @@ def rotate(text: str, function: str, header: str) -> tuple[str, str]:
     h_range = range(info.label_lines[H], ends[H] + 1)
     b_range = range(info.label_lines[B0], ends[B] + 1)
     rest_text = "".join(lines[k - 1] for k in inside_f if k not in h_range and k not in b_range)
-    lcssa = {name: f"%rot.{name[1:]}.lcssa" for name, _, _ in h_values
+    lcssa = {name: f"{R}{name[1:]}.lcssa" for name, _, _ in h_values
              if re.search(re.escape(name) + r"(?![-\w.$])", rest_text)}
     indent = "  "
 
