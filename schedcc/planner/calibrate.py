@@ -27,6 +27,10 @@ combination of those already taken, at most one per fitted run. A fit is
 two constants apart (the smallest singular value of the sensitivity matrix
 below :data:`MIN_SENSITIVITY`); the result says so with the residuals.
 
+Which runs: ``fit on = "auto"`` lets :func:`pick_runs` choose them, the
+best-conditioned subset for the constants asked, from the configurations
+alone (the measured steps are not looked at, so the others stay held out).
+
 Example::
 
     >>> from schedcc.planner.calib_runs import parse_runs
