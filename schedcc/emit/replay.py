@@ -39,7 +39,7 @@ def format_replay(r, name: str) -> str:
     window = (f"steps #{steps[0].number}-#{steps[-2].number}, HTA leaves the last out" if len(steps) >= 2
               else "whole trace")
     lines += ["", f"  exposed communication (Holistic Trace Analysis's definition, {window}; "
-                  "computation: " + ("GPU kernels" if any(v.gpu_lanes for v in views) else "leaf CPU operators") + ")",
+                  "computation: " + ("GPU kernels" if any(v.gpu_lanes for v in views) else "CPU operators outside collective calls") + ")",
               format_exposure(r.measured_exposure, r.replayed_exposure)]
     waits = sum(1 for v in views for p in v.pieces if p.waits_for)
     lines += ["", f"  dependences found: {waits} waits for collectives, "
