@@ -26,7 +26,10 @@ def format_replay(r, name: str) -> str:
     comms = sum(len(v.comms) for v in views)
     pieces = sum(len(v.pieces) for v in views)
     backend = traces[0].backend or "no process group"
-    lines = [f"{name}: {len(traces)} rank(s) ({backend}), profiled steps "
+    world = traces[0].world
+    ranks = f"{len(traces)} rank(s)" if world == len(traces) else \
+        f"{len(traces)} of {world} ranks ({', '.join(str(t.rank) for t in traces)}; --subset)"
+    lines = [f"{name}: {ranks} ({backend}), profiled steps "
              f"{_ranges([s.number for s in traces[0].steps])}; {len(r.step.graph)} nodes: {pieces} host pieces, "
              f"{comms} collectives" + (f", {sum(len(v.kernels) for v in views)} GPU kernels"
                                        if any(v.kernels for v in views) else ""),
@@ -36,8 +39,8 @@ def format_replay(r, name: str) -> str:
         lines.append(f"  #{s.number:<5} {_ms(s.measured_mean):>14} {_ms(s.replayed_mean):>15} {s.error:>+8.1%}")
     lines.append(f"  {'all':<6} {_ms(r.measured_us):>14} {_ms(r.replayed_us):>15} {r.error:>+8.1%}")
     steps = traces[0].steps
-    window = (f"steps #{steps[0].number}-#{steps[-2].number}, HTA leaves the last out" if len(steps) >= 2
-              else "whole trace")
+    window = (f"{'steps' if len(steps) > 2 else 'step'} {_ranges([s.number for s in steps[:-1]])}, HTA leaves "
+              f"the last out" if len(steps) >= 2 else "whole trace")
     lines += ["", f"  exposed communication (Holistic Trace Analysis's definition, {window}; "
                   "computation: " + ("GPU kernels" if any(v.gpu_lanes for v in views) else "CPU operators outside collective calls") + ")",
               format_exposure(r.measured_exposure, r.replayed_exposure)]

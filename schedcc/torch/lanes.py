@@ -63,6 +63,8 @@ def comm_kind(name: str) -> str | None:
 
     >>> comm_kind("gloo:all_gather"), comm_kind("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"), comm_kind("aten::mm")
     ('allgather', 'reduce_scatter', None)
+    >>> comm_kind("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)")
+    'alltoall'
     """
     low = name.lower()
     if low.startswith("gloo:"):
@@ -72,11 +74,11 @@ def comm_kind(name: str) -> str | None:
     else:
         return None
     flat = body.replace("_", "")
+    if flat.startswith("sendrecv"):  # grouped send/recv: how NCCL runs all_to_all (all_to_all_single)
+        return "alltoall"
     for key, kind in _GLOO_KINDS:
         if body.startswith(key) or flat.startswith(key.replace("_", "")):
             return kind
-    if "sendrecv" in flat:
-        return "send"
     return "allreduce"
 
 
@@ -97,6 +99,7 @@ class Comm:
     lag_us: float = 0.0            # from that piece's end to the earliest start
     prev: "Comm | None" = None     # the collective before it on its lane
     peers: list["Comm"] = field(default_factory=list)  # the same collective on every rank (itself included)
+    group_size: int = 1            # ranks in its process group (NCCL's "Group size", else the world)
 
     @property
     def start(self) -> float:
@@ -243,7 +246,7 @@ def _comms(trace: RankTrace, by_lane, comm_lanes, lo: float, hi: float) -> list[
             kind = comm_kind(e.name) if (e.depth == 0 or e.on_gpu) else None
             if kind is None or e.ts < lo or e.ts >= hi:
                 continue
-            c = Comm(trace.rank, e, kind, _bytes(e), lane, prev=prev)
+            c = Comm(trace.rank, e, kind, _bytes(e), lane, prev=prev, group_size=_group_size(e, trace.world))
             if kind == "allgather" and not e.on_gpu:
                 c.bytes *= trace.world
             execs.append(c)
@@ -276,6 +279,11 @@ def _comms(trace: RankTrace, by_lane, comm_lanes, lo: float, hi: float) -> list[
         c.seq = seq.get(c.step, 0)
         seq[c.step] = c.seq + 1
     return kept
+
+
+def _group_size(e: Event, world: int) -> int:
+    size = e.args.get("Group size")
+    return size if isinstance(size, int) and not isinstance(size, bool) and 1 <= size <= world else world
 
 
 def _inner_launch(e: Event) -> bool:
