@@ -61,14 +61,26 @@ def format_exposure(measured, replayed) -> str:
 
 
 def format_what_if(w) -> str:
-    width = max(len(w.label), len(w.baseline_label)) + 2
-    lines = [f"what-if: {w.label}",
-             f"  {w.baseline_label:<{width}} {_ms(w.baseline_us):>12} ms",
-             f"  {w.label:<{width}} {_ms(w.step_us):>12} ms   predicted gain {w.gain:+.1%}"
-             + ("" if w.gain >= 0 else " (slower)"),
-             "  exposed communication: " + ", ".join(
-                 f"rank {a.rank} {a.exposed_pct:.1f}% (was {b.exposed_pct:.1f}%)"
-                 for a, b in zip(w.exposure, w.baseline_exposure))]
-    if w.note:
-        lines.append(f"  note: {w.note}")
+    """The what-if against its baseline (and, when the baseline is not the replay, the replay too)."""
+    mark = " *" if w.priced else ""
+    rows = []
+    if w.baseline_label != "replay" and w.replayed_us:
+        rows.append(("replay (as measured)", w.replayed_us, ""))
+    rows.append((f"baseline: {w.baseline_label}{mark}", w.baseline_us, ""))
+    rows.append((f"what-if: {w.label}{mark}", w.step_us,
+                 f"   predicted gain {w.gain:+.1%} vs the baseline" + ("" if w.gain >= 0 else " (slower)")))
+    width = max(len(r[0]) for r in rows) + 2
+    lines = [f"what-if: {w.label}"]
+    lines += [f"  {label:<{width}} {_ms(us):>12} ms{tail}" for label, us, tail in rows]
+    lines.append("  exposed communication, baseline -> what-if: " + ", ".join(
+        f"rank {a.rank} {b.exposed_pct:.1f}% -> {a.exposed_pct:.1f}%"
+        for a, b in zip(w.exposure, w.baseline_exposure)))
+    other, fit = w.note, ""
+    if w.priced and "collectives priced by" in w.note:
+        at = w.note.index("collectives priced by")
+        other, fit = w.note[:at].rstrip("; "), w.note[at:]
+    if other:
+        lines.append(f"  note: {other}")
+    if fit:
+        lines.append(f"  * {fit}")
     return "\n".join(lines) + "\n"
