@@ -351,3 +351,12 @@ def test_mismatched_ranks_name_the_file(tmp_path, capsys):
     """Rank 1 of a 4-rank job with rank 0 of a 2-rank job; a rank 0 file twice under two names."""
     code, _, err = run(["replay", DATA / "ddp" / "rank0.json.gz", DATA / "ddp-4ranks" / "rank1.json.gz"], capsys)
     assert code == 2 and "not one job's ranks" in err and "ddp-4ranks/rank1.json.gz" in err
+
+
+def test_what_ifs_on_a_public_gpu_trace(public):
+    """The DDP GPU trace was profiled without shapes: re-bucketing says so; a policy what-if runs."""
+    r = public["ddp-rank0"]
+    with pytest.raises(SchedccError, match="--bucket-mb: the trace does not say how large the gradients are"):
+        what_if(r, bucket_mb=25)
+    w = what_if(r, policy="priority", partition_mb=4)
+    assert w.priced and w.replayed_us == r.replayed_us and w.step_us > 0

@@ -67,8 +67,11 @@ def format_what_if(w) -> str:
     if w.baseline_label != "replay" and w.replayed_us:
         rows.append(("replay (as measured)", w.replayed_us, ""))
     rows.append((f"baseline: {w.baseline_label}{mark}", w.baseline_us, ""))
-    rows.append((f"what-if: {w.label}{mark}", w.step_us,
-                 f"   predicted gain {w.gain:+.1%} vs the baseline" + ("" if w.gain >= 0 else " (slower)")))
+    if abs(w.gain) < 0.0005:  # what prints as 0.0% is no change, whichever side of zero
+        verdict = "   predicted gain 0.0% vs the baseline (no change)"
+    else:
+        verdict = f"   predicted gain {w.gain:+.1%} vs the baseline" + ("" if w.gain > 0 else " (slower)")
+    rows.append((f"what-if: {w.label}{mark}", w.step_us, verdict))
     width = max(len(r[0]) for r in rows) + 2
     lines = [f"what-if: {w.label}"]
     lines += [f"  {label:<{width}} {_ms(us):>12} ms{tail}" for label, us, tail in rows]

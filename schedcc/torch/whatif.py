@@ -208,6 +208,11 @@ def _gradient_program(step: TraceStep, program: Program) -> Program:
         raise SchedccError("--bucket-mb: this trace has no DDP gradient buckets",
                            notes=["re-bucketing needs a DistributedDataParallel run profiled with "
                                   "record_shapes=True (the reducer's copies give each gradient's size)"])
+    sizes = [float(i.attr("bytes") or 0) for members in new_instrs.values() for i in members]
+    if not any(sizes):
+        raise SchedccError("--bucket-mb: the trace does not say how large the gradients are",
+                           notes=["DDP's reducer copies were recorded without their shapes: profile with "
+                                  "record_shapes=True to re-bucket the gradients"])
     functions = []
     for f in program.functions:
         out: list[Instr] = []
