@@ -29,7 +29,7 @@ NaN). The same definition applies with the CPU doing the work kernels do:
   ``autograd::engine::evaluate_function: AddmmBackward0``,
   ``Optimizer.step``), minus the time inside collective calls
   (``c10d::*``, ``_c10d_functional::*`` with their waits, and everything
-  nested in them): :func:`schedcc.torch.lanes.compute_spans`.
+  nested in them): :func:`schedcc.torch.computing.compute_spans`.
 
 So when DDP's reducer has handed a bucket to a gloo worker and the main
 thread goes on with the backward, the all-reduce is overlapped for as long
@@ -54,7 +54,8 @@ import re
 from dataclasses import dataclass
 
 from schedcc.torch.kineto import RankTrace
-from schedcc.torch.lanes import comm_kind, compute_spans, is_comm_call  # noqa: F401 (is_comm_call re-exported)
+from schedcc.torch.computing import compute_spans, is_comm_call  # noqa: F401 (is_comm_call re-exported)
+from schedcc.torch.lanes import comm_kind
 
 COMM_KERNEL = re.compile(r"^nccl.*Kernel")
 MEMORY_KERNEL = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
