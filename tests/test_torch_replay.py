@@ -187,17 +187,19 @@ def test_cli_replay_json(capsys):
 def _bad(tmp_path: Path) -> dict[str, list]:
     text = gzip.open(DATA / "ddp" / "rank0.json.gz", "rt").read()
     (tmp_path / "trunc.json").write_text(text[:30000])
+    (tmp_path / "trunc.json.gz").write_bytes((DATA / "ddp" / "rank0.json.gz").read_bytes()[:30000])
     (tmp_path / "other.json").write_text('{"schemaVersion": 1}')
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "rank0.json").write_text(text)
-    return {"truncated": [tmp_path / "trunc.json"], "not Kineto": [tmp_path / "other.json"],
+    return {"truncated": [tmp_path / "trunc.json"], "truncated gzip": [tmp_path / "trunc.json.gz"],
+            "not Kineto": [tmp_path / "other.json"],
             "a list": [tmp_path / "list.json"], "rank missing": [tmp_path / "rank0.json"],
             "rank twice": [tmp_path / "rank0.json", DATA / "ddp" / "rank0.json.gz"],
             "another job": [tmp_path / "rank0.json", DATA / "tp" / "rank1.json.gz"],
             "no such file": [tmp_path / "nothing.json"]}
 
 
-EXPECTED = {"truncated": "truncated", "not Kineto": "not a PyTorch profiler (Kineto) trace",
+EXPECTED = {"truncated": "truncated", "truncated gzip": "truncated", "not Kineto": "not a PyTorch profiler (Kineto) trace",
             "a list": "not a PyTorch profiler (Kineto) trace", "rank missing": "no trace of rank 1",
             "rank twice": "rank 0 again", "another job": "the steps do not line up",
             "no such file": "no such file"}
