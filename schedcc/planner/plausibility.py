@@ -19,7 +19,7 @@ question is searched again as Megatron-LM (:data:`FALLBACK`) and that
 search's winner is the answer one could launch.
 
 ``bench/bench_plausibility.py`` prints the table of docs/validation.md
-(tens of CPU minutes: ``bench/``; the tests ask a cheap sample).
+(about a CPU minute for all six: ``bench/``; the tests ask cheap pinned samples).
 
 Example::
 
