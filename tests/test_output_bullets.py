@@ -173,3 +173,20 @@ def test_input_file_refused_as_output(tmp_path, capsys):
         assert code == 2 and "refusing to overwrite the input file" in err and f"of {option}" in err, err
     assert {p: p.read_bytes() for p in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.ir", "m.svg", "step.ir"]
+
+
+def test_signal_ignored_at_the_start_stays_ignored_during_the_commit():
+    """Found by the strace sweep run under nohup: SIGHUP (ignored) arriving while the commit
+    blocks signals was taken as pending and ended the run with 129 after all outputs were
+    written; an ignored signal stays ignored, a handled one still takes effect after."""
+    from schedcc.fileio.signals import Interrupted, deferred, handled
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with handled():
+            with deferred():
+                signal.pthread_kill(threading.get_ident(), signal.SIGHUP)
+            with pytest.raises(Interrupted):
+                with deferred():
+                    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGHUP, old)
