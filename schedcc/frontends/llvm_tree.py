@@ -47,12 +47,25 @@ def _keyword_rule(children: list) -> list:
 
 
 MAX_COUNT = 2**64 - 1  # LLVM counts an array's elements in 64 bits
+MAX_DIGITS = 40        # an integer literal: 128 bits take 39 digits; a longer one is refused at the number
+
+
+def _int(tok, text: str | None = None) -> int:
+    """An integer literal of at most :data:`MAX_DIGITS` digits, else an error at the number
+    (Python refuses to convert more than 4,300 digits; no value schedcc reads needs more
+    than 128 bits). O(len(tok))."""
+    text = str(tok) if text is None else text
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_DIGITS:
+        raise SchedccError(f"an integer of {digits:,} digits: schedcc reads integers of at most {MAX_DIGITS} "
+                           "digits (128 bits)", Loc("", tok.line, tok.column), width=min(len(text), 160))
+    return int(text)
 
 
 def _count(tok) -> int:
     """An array's or vector's element count; past 64 bits an error at the number (its file is
     filled in by :func:`schedcc.frontends.llvm_ir.parse_llvm`)."""
-    n = int(tok)
+    n = _int(tok)
     if n > MAX_COUNT:
         raise SchedccError(f"an array of {n:,} elements: LLVM counts elements in 64 bits "
                            f"(at most {MAX_COUNT:,})", Loc("", tok.line, tok.column))
@@ -64,7 +77,7 @@ class ToValues(Transformer):
     def simple_type(self, c):
         word = str(c[0])
         if word.startswith("i"):
-            return LType("int", bits=int(word[1:]), name=word)
+            return LType("int", bits=_int(c[0], word[1:]), name=word)
         if word in _FLOAT_BITS:
             return LType("float", bits=_FLOAT_BITS[word], name=word)
         return LType(word, name=word)
@@ -95,7 +108,7 @@ class ToValues(Transformer):
         return Val("global", str(c[0]), c[0])
 
     def int_const(self, c):
-        return Val("int", str(c[0]), c[0], (int(c[0]),))
+        return Val("int", str(c[0]), c[0], (_int(c[0]),))
 
     def float_const(self, c):
         return Val("float", str(c[0]), c[0])
@@ -122,7 +135,7 @@ class ToValues(Transformer):
         return (c[0], c[1])
 
     def align(self, c):
-        return ("align", int(c[0]))
+        return ("align", _int(c[0]))
 
     def metadata(self, c):
         return ("md", str(c[0]), str(c[1]))
@@ -179,7 +192,7 @@ class ToValues(Transformer):
         return self._instr(str(op), op, [x for x in items if not isinstance(x, Token)])
 
     def index(self, c):
-        return ("index", int(c[0]))
+        return ("index", _int(c[0]))
 
     def freeze(self, c):
         return self._instr("freeze", c[0][1].tok, c)
