@@ -80,8 +80,36 @@ def is_ascend(target: Target) -> bool:
     return isinstance(target.raw.get("ascend"), dict)
 
 
+MAX_EVENT_IDS = 64  # the 910B has 8 per pipe pair; the sync pass keeps a table per ID (2**70 ran out of memory)
+
+
 def _fail(target: Target, key: str, message: str) -> SchedccError:
-    return SchedccError(f"{target.path or target.name}: key '{key}': {message}")
+    """An error naming *key*, at its line when the model is a file (else the caller locates
+    it: ``--set`` on the command line)."""
+    import os
+    from schedcc.target.load import _Validator
+    text = None
+    if target.path and os.path.isfile(target.path):
+        try:
+            with open(target.path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            text = None
+    return _Validator(target.path or target.name, text).fail(key, message)
+
+
+def _copy_params(target: Target) -> None:
+    """A copy's ``bandwidth`` (bytes per cycle) is greater than 0 and its ``startup`` (cycles)
+    at least 0: a negative one makes every copy's latency shrink with its size."""
+    for cls in target.classes:
+        params = dict(cls.params)
+        for pname, positive in (("bandwidth", True), ("startup", False)):
+            value = params.get(pname)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                    (value <= 0 if positive else value < 0):
+                raise _fail(target, f"classes.{cls.name}.params.{pname}",
+                            f"must be {'greater than 0' if positive else 'at least 0'}"
+                            f" ({'bytes per cycle' if positive else 'cycles'}), got {value!r}")
 
 
 @functools.lru_cache(maxsize=32)
@@ -97,8 +125,10 @@ def ascend_model(target: Target) -> AscendModel:
     if not isinstance(clock, (int, float)) or isinstance(clock, bool) or clock <= 0:
         raise _fail(target, "ascend.clock_ghz", f"expected a positive number, got {clock!r}")
     ids = table.get("event_ids", 8)
-    if not isinstance(ids, int) or isinstance(ids, bool) or ids < 1:
-        raise _fail(target, "ascend.event_ids", f"expected a positive integer, got {ids!r}")
+    if not isinstance(ids, int) or isinstance(ids, bool) or not 1 <= ids <= MAX_EVENT_IDS:
+        raise _fail(target, "ascend.event_ids", f"expected a whole number from 1 to {MAX_EVENT_IDS} (event IDs per "
+                    f"pipe pair: the 910B has 8, and the sync pass keeps a table per ID), got {ids!r}")
+    _copy_params(target)
     events = table.get("events", [])
     if not isinstance(events, list) or not all(isinstance(e, str) and "_" in e for e in events):
         raise _fail(target, "ascend.events", "expected a list of SRC_DST pipe pairs like \"MTE2_V\"")
