@@ -240,6 +240,9 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="print the cases, run nothing")
     ap.add_argument("--show-ok", action="store_true", help="also print the cases that pass")
     ap.add_argument("--match", help="only cases whose command line contains this text")
+    ap.add_argument("--wall-limit", type=float, default=120.0,
+                    help="seconds of wall time before a case is killed as over time (default 120; raise it on a "
+                         "loaded machine, where 20 s of CPU take longer)")
     ap.add_argument("--fork", action="store_true",
                     help="import schedcc once and fork a child per case (about 4x less CPU than a fresh "
                          "interpreter per case; the same limits and classes)")
@@ -260,9 +263,11 @@ def main() -> int:
     cpu_total = 0.0
     slowest: list[Outcome] = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        outcomes = run_forked(cases, args.jobs, Path(tmp)) if args.fork else \
-            pool.map(lambda c: run_case(c, Path(tmp)), cases)
-        for out in outcomes:
+        outcomes = run_forked(cases, args.jobs, Path(tmp), args.wall_limit) if args.fork else \
+            pool.map(lambda c: run_case(c, Path(tmp), args.wall_limit), cases)
+        for done, out in enumerate(outcomes, 1):
+            if done % 100 == 0:
+                print(f"-- {done}/{len(cases)} cases, {time.perf_counter() - t0:.0f} s", flush=True)
             counts[out.klass] += 1
             families[out.case.family] = families.get(out.case.family, 0) + 1
             cpu_total += out.cpu
