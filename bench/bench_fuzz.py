@@ -188,6 +188,9 @@ def _child(case: Case, where: Path) -> None:
     os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
 
 
+MAX_ARG_STRLEN = 131072  # Linux: one argument of a command, its final NUL included (what exec refuses: E2BIG)
+
+
 def run_forked(cases: list[Case], jobs: int, tmp: Path, wall_limit: float = 120.0):
     """Run *cases* *jobs* at a time, each in a child forked from this process after
     :func:`_preload`; yields the outcomes in the cases' order."""
@@ -200,6 +203,9 @@ def run_forked(cases: list[Case], jobs: int, tmp: Path, wall_limit: float = 120.
     while todo or running:
         while todo and len(running) < jobs:
             index, case = todo.pop()
+            if any(len(a.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN for a in case.argv):
+                results[index] = Outcome(case, "ok", -1, 0.0, 0.0, "the kernel refuses an argument this long (E2BIG)")
+                continue
             where = Path(tempfile.mkdtemp(dir=tmp))
             write_files(case, where)
             sys.stdout.flush()
@@ -208,6 +214,11 @@ def run_forked(cases: list[Case], jobs: int, tmp: Path, wall_limit: float = 120.
             if pid == 0:
                 _child(case, where)
             running[pid] = (index, case, where, time.monotonic())
+        while emitted in results:
+            yield results.pop(emitted)
+            emitted += 1
+        if not running:
+            continue
         pid, status, usage = os.wait4(-1, os.WNOHANG)
         if not pid:
             now = time.monotonic()

@@ -46,11 +46,13 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     invalid: bool = False  # clearly invalid input: exit 0 would be wrong
     slow: bool = False     # not for the suite's sample (seconds, or a subprocess is needed)
+    note: str = ""         # what the files hold that the command line does not show (``latency = 0``)
 
     @property
     def name(self) -> str:
         text = " ".join(self.argv)
-        return text if len(text) < 160 else text[:157] + "..."
+        text = text if len(text) < 160 else text[:157] + "..."
+        return f"{text} [{self.note[:80]}]" if self.note else text
 
 
 # -- seeds -------------------------------------------------------------------------------------------------
@@ -203,17 +205,18 @@ CLUSTER_VALUES = ["nan", "inf", "-1", "0", "1e300", "5", "1e400GB/s", "", "abc",
 
 def cluster_cases() -> list[Case]:
     from dataclasses import fields
-    from schedcc.training.costs import Cluster
+    from schedcc.training.costs import CLUSTER_RANGES, Cluster
     cases = []
     for f in fields(Cluster):
         if f.name == "name":
             continue
         values = CLUSTER_VALUES if f.name not in ("inter_algorithm", "gemm_tiles") else \
             ["ring", "tree", "star", "", "1e400", "0x0", "128x256,0x1", str(2**70) + "x1", "1x1," * 1000 + "1x1"]
+        r = CLUSTER_RANGES.get(f.name)
         for value in values:
-            cases.append(Case("set-cluster", BASE["train"] + ["--set", f"{f.name}={value}"],
-                              invalid=value in ("nan", "inf", "-1", "1e400GB/s", "", "abc", "1e300", str(2**70),
-                                                "star", "1e400", "0x0", "128x256,0x1", str(2**70) + "x1")))
+            bad = not number_valid(value, r.lo, r.hi, r.integer, r.above) if r else \
+                value in ("", "star", "1e400", "0x0", "128x256,0x1", str(2**70) + "x1")
+            cases.append(Case("set-cluster", BASE["train"] + ["--set", f"{f.name}={value}"], invalid=bad))
     for key, value, bad in [("contention", "1e400GB/s", True), ("efficiency", "5", True),
                             ("gemm_efficiency", "2", True), ("link_bw", "1e300", True), ("link_bw", "-1", True),
                             ("memory_capacity", "1e400", True), ("memory_capacity", "0", True),
@@ -238,6 +241,42 @@ def cluster_cases() -> list[Case]:
     return cases
 
 
+def model_ranges() -> dict[str, tuple[float, float, bool, bool]]:
+    """(lo, hi, integer, above) of the machine-model values the fuzz changes, by their last key:
+    the documented ranges (docs/targets.md, docs/ascend.md, docs/cost-model.md), read from
+    the modules that state them, as the option family reads the parsers' ranges."""
+    from schedcc.ascend.model import MAX_BUFFER_BYTES, MAX_EVENT_IDS
+    from schedcc.target.load import MAX_CYCLES, MAX_NUMBER, MAX_UNITS
+    from schedcc.training.costs import CLUSTER_RANGES
+    out = {k: (r.lo, r.hi, r.integer, r.above) for k, r in CLUSTER_RANGES.items()}
+    out.update({
+        "issue_width": (1, MAX_UNITS, True, False), "ALU": (1, MAX_UNITS, True, False),
+        "V": (1, 1, True, False),  # an Ascend pipe has one instance
+        "latency": (0, MAX_CYCLES, True, False), "occupancy": (1, MAX_CYCLES, True, False),
+        "war_latency": (0, MAX_CYCLES, True, False), "waw_latency": (0, MAX_CYCLES, True, False),
+        "bandwidth": (0, MAX_NUMBER, False, True),
+        "startup": (0, MAX_CYCLES / 2, False, False),  # plus the copy's occupancy, a latency of at most MAX_CYCLES
+        "event_ids": (1, MAX_EVENT_IDS, True, False), "capacity": (1, MAX_BUFFER_BYTES, True, False),
+    })
+    return out
+
+
+def toml_value_valid(text: str, key: str) -> bool:
+    """Whether the TOML value *text* is a number in *key*'s documented range (a bare word is a
+    string, not a number: what ``--set`` makes of it)."""
+    import tomllib
+    lo, hi, integer, above = model_ranges()[key.rsplit(".", 1)[-1]]
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return False
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, float) and (not math.isfinite(value) or integer):
+        return False
+    return lo <= value <= hi and not (above and value == lo)
+
+
 MODEL_KEYS = {
     "mips4": ["target.issue_width", "units.ALU", "classes.alu.latency", "classes.alu.occupancy",
               "dependences.war_latency", "dependences.waw_latency"],
@@ -254,12 +293,15 @@ def model_set_cases() -> list[Case]:
         base = ["p.ir", "--target", "mips4"] if model == "mips4" else ["k.ir", "--target", "ascend"]
         for key in keys:
             for value in MODEL_VALUES:
-                cases.append(Case("set-model", base + ["--set", f"{key}={value}"], invalid=value != "1"))
+                cases.append(Case("set-model", base + ["--set", f"{key}={value}"],
+                                  invalid=not toml_value_valid(value, key)))
     for item in ["nosuch=1", "classes.nosuch.latency=1", "target=1", "classes.alu.latency", "=",
                  "classes.alu.latency='-1 - 2'", "classes.alu.latency='((((1))))'",
                  "classes.alu.latency='" + "(" * 1000 + "1" + ")" * 1000 + "'",
                  "classes.alu.latency='1' + '+1' * 100000", "a." * 2000 + "b=1"]:
-        cases.append(Case("set-model", ["p.ir", "--target", "mips4", "--set", item], invalid=True))
+        # a formula of four parentheses is a latency of 1
+        cases.append(Case("set-model", ["p.ir", "--target", "mips4", "--set", item],
+                          invalid=item != "classes.alu.latency='((((1))))'"))
     cases.append(Case("set-model", ["gap", "dir", "--target", "mips4", "--set", "classes.alu.latency=nan"],
                       invalid=True))
     return cases
@@ -269,7 +311,7 @@ TEXT_OPTIONS = [
     # (argv prefix, option, values, valid values)
     (BASE["train"] + ["--timeline", "t.svg"], "--timeline-window",
      ["nan:1", "0:inf", "1:nan", "-1:2", "2:1", "0:1e400", "1e308:1e309", "0:0", ":", "", "a:b", "0:1", "0:1e9",
-      "1:2:3", "0x1:2", "-0:1", str(2**70) + ":" + str(2**71)], {"0:1", "-0:1"}),
+      "1:2:3", "0x1:2", "-0:1", str(2**70) + ":" + str(2**71)], {"0:1", "-0:1", "0:1e9"}),
     (BASE["compare"] + ["--timeline", "t.svg"], "--timeline-window", ["nan:1", "0:1"], {"0:1"}),
     (["pipeline"], "--memory-limit",
      ["nan", "inf", "-1", "0", "1e400", "1e300", "4", "2.5", "", "abc", "20GiB", "1e-300", str(2**70), "5 GiB",
@@ -322,6 +364,8 @@ def text_option_cases() -> list[Case]:
 def _replace_value(text: str, key: str, value: str) -> str | None:
     """*text* (TOML) with the value of the bare *key* on its first line replaced."""
     m = re.search(r"(?m)^(\s*" + re.escape(key) + r"\s*=\s*)([^#\n]*?)(\s*(#.*)?)$", text)
+    if not m:  # in an inline table: params = { bandwidth = 64, startup = 200 }
+        m = re.search(r"([{,]\s*" + re.escape(key) + r"\s*=\s*)([^,}#\n]*?)(\s*[,}])", text)
     if not m:
         return None
     return text[:m.start(2)] + value + text[m.end(2):]
@@ -349,7 +393,8 @@ def toml_cases() -> list[Case]:
                     continue
                 argv = (prefix + ["--target", "m.toml"]) if prefix else (PLAN[:PLAN.index("--target")] + [
                     "--target", "m.toml", "--workers", "1"])
-                cases.append(Case("toml", argv, {"m.toml": new.encode()}, invalid=True))
+                cases.append(Case("toml", argv, {"m.toml": new.encode()}, invalid=not toml_value_valid(value, key),
+                                  note=f"{name}: {key} = {value}"))
     mips = s["mips4.toml"]
     structural = {
         "deep-array": mips + b"\nx = " + b"[" * 1000 + b"1" + b"]" * 1000 + b"\n",
@@ -392,7 +437,7 @@ def toml_cases() -> list[Case]:
         target = "m.toml"
         prefix = ["k.ir"] if name.startswith("ascend") else ["p.ir"]
         cases.append(Case("toml", prefix + ["--target", target], {target: text},
-                          invalid=name not in ("long-line", "classes-many", "units-many")))
+                          invalid=name not in ("long-line", "classes-many", "units-many"), note=name))
         if name in ("deep-array", "deep-inline", "unterminated-string-at-end", "empty", "bad-utf8", "formula-deep"):
             cases.append(Case("toml", ["targets", "--show", target], {target: text}, invalid=True))
             cases.append(Case("toml", ["deps", "p.ir", "--target", target], {target: text}, invalid=True))

@@ -80,6 +80,7 @@ def is_ascend(target: Target) -> bool:
     return isinstance(target.raw.get("ascend"), dict)
 
 
+MAX_BUFFER_BYTES = 2**32  # an on-chip buffer's capacity or alignment: 4 GiB, thousands of times the largest
 MAX_EVENT_IDS = 64  # the 910B has 8 per pipe pair; the sync pass keeps a table per ID (2**70 ran out of memory)
 
 
@@ -143,8 +144,9 @@ def ascend_model(target: Target) -> AscendModel:
             raise _fail(target, key, "expected a table with capacity and align")
         cap, align = spec.get("capacity"), spec.get("align", 1)
         for what, value in (("capacity", cap), ("align", align)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise _fail(target, f"{key}.{what}", f"expected a positive integer (bytes), got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_BUFFER_BYTES:
+                raise _fail(target, f"{key}.{what}", f"expected a whole number of bytes from 1 to 4 GiB (on-chip "
+                            f"buffers hold KiB to MiB: UB 192 KiB on the 910B), got {value!r}")
         buffers[name] = BufferSpec(name, cap, align)
     flows: list[tuple[str, Dataflow]] = []
     for pattern, spec in (table.get("dataflow") or {}).items():
