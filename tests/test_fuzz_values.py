@@ -123,3 +123,22 @@ def test_run_set_that_rounds_to_zero_is_refused_and_zero_is_not(capsys):
     loop = str(ROOT / "examples/loops/dot.ir")
     assert run(["run", loop, "--set", "n=1e-400"], capsys)[0] == 2
     assert run(["run", loop, "--set", "n=0e5"], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("fix,words", [("", "names no dimension"), (",", "names no dimension"),
+                                       ("tp=2,tp=2", "gives tp=2 twice")])
+def test_plan_fix_empty_or_repeated(capsys, fix, words):
+    code, err = run(["plan", "llama3-8b", "--gpus", "8", "--global-batch", "8", "--target", "dgx-h100",
+                     f"--fix={fix}"], capsys)
+    assert code == 2 and words in err and where(err)[0] == "<command line>"
+
+
+def test_pipeline_unit_costs_of_no_work(capsys):
+    code, err = run(["pipeline", "--unit-costs=F=0,B=0"], capsys)
+    assert code == 2 and "both 0" in err and where(err)[0] == "<command line>"
+
+
+def test_ascend_buffer_capacity_is_bounded(capsys):
+    code, err = run([str(ROOT / "examples/ascend/vector_add.ir"), "--target", "ascend", "--set",
+                     f"ascend.buffers.UB.capacity={2**70}"], capsys)
+    assert code == 2 and "4 GiB" in err
