@@ -142,3 +142,28 @@ def test_ascend_buffer_capacity_is_bounded(capsys):
     code, err = run([str(ROOT / "examples/ascend/vector_add.ir"), "--target", "ascend", "--set",
                      f"ascend.buffers.UB.capacity={2**70}"], capsys)
     assert code == 2 and "4 GiB" in err
+
+
+@pytest.mark.parametrize("body,words", [
+    ("  %x = add i4294967296 1, 2\n", "from 1 to 8,388,607 bits"),
+    ("  %x = alloca [4294967296 x [4294967296 x i64]]\n", "sizes types in 64 bits"),
+    ("  %x = getelementptr [4 x i32], ptr %p, i64 0, i64 " + "9" * 40 + "\n", "does not fit in i64"),
+    ("  %x = alloca <4294967296 x i32>\n", "in 32 bits"),
+    ("  %x = alloca i32, align " + "9" * 30 + "\n", "powers of 2"),
+    ("  %x = alloca i32, align 3\n", "powers of 2"),
+    ("  %x = fadd double 1.0e400, 1.0\n", "overflows double"),
+    ("  %x = fadd double 0x" + "F" * 100 + ", 1.0\n", "0x and 16 digits"),
+])
+def test_ll_values_llvm_refuses_are_refused(tmp_path, capsys, monkeypatch, body, words):
+    monkeypatch.chdir(tmp_path)
+    Path("f.ll").write_text(LL.format(body=body))
+    code, err = run(["f.ll", "--target", "la464"], capsys)
+    assert code == 2 and words in err and where(err)[:2] == ("f.ll", 3)
+
+
+@pytest.mark.parametrize("body", ["  %x = add i8 %a, 255\n", "  %x = add i64 %a, -1\n",
+                                  "  %x = fadd double 0x3FF0000000000000, 1.0\n", "  %x = alloca i32, align 16\n"])
+def test_ll_values_llvm_accepts_are_accepted(tmp_path, capsys, monkeypatch, body):
+    monkeypatch.chdir(tmp_path)
+    Path("f.ll").write_text(LL.format(body=body))
+    assert run(["f.ll", "--target", "la464"], capsys)[0] == 0
