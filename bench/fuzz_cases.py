@@ -196,7 +196,7 @@ def model_ranges() -> dict[str, tuple[float, float, bool, bool]]:
         "latency": (0, MAX_CYCLES, True, False), "occupancy": (1, MAX_CYCLES, True, False),
         "war_latency": (0, MAX_CYCLES, True, False), "waw_latency": (0, MAX_CYCLES, True, False),
         "bandwidth": (0, MAX_NUMBER, False, True),
-        "startup": (0, MAX_CYCLES / 2, False, False),  # plus the copy's occupancy, a latency of at most MAX_CYCLES
+        "startup": (0, MAX_CYCLES, False, False),  # an Ascend copy's start-up: a fixed latency's bound
         "event_ids": (1, MAX_EVENT_IDS, True, False), "capacity": (1, MAX_BUFFER_BYTES, True, False),
     })
     return out

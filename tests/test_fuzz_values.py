@@ -55,7 +55,8 @@ def test_a_deps_answer_with_a_huge_number_is_an_error_at_it(tmp_path, capsys, mo
     ("ascend.event_ids=0", "from 1 to 64"),
     ("classes.copy_in.params.bandwidth=-1", "greater than 0"),
     ("classes.copy_in.params.bandwidth=0", "greater than 0"),
-    ("classes.copy_in.params.startup=-1", "at least 0"),
+    ("classes.copy_in.params.startup=-1", "from 0 to 1,000,000"),
+    ("classes.copy_in.params.startup=1e9", "from 0 to 1,000,000"),
 ])
 def test_ascend_parameters_are_bounded(capsys, setting, words):
     kernel = str(ROOT / "examples/ascend/vector_add.ir")

@@ -101,16 +101,18 @@ def _fail(target: Target, key: str, message: str) -> SchedccError:
 
 def _copy_params(target: Target) -> None:
     """A copy's ``bandwidth`` (bytes per cycle) is greater than 0 and its ``startup`` (cycles)
-    at least 0: a negative one makes every copy's latency shrink with its size."""
+    from 0 to a fixed latency's bound (1,000,000 cycles): a negative one makes every copy's
+    latency shrink with its size, and real start-ups take hundreds of cycles."""
+    from schedcc.target.load import MAX_CYCLES
     for cls in target.classes:
         params = dict(cls.params)
-        for pname, positive in (("bandwidth", True), ("startup", False)):
+        for pname, bad, rule in (
+                ("bandwidth", lambda v: v <= 0, "greater than 0 (bytes per cycle)"),
+                ("startup", lambda v: not 0 <= v <= MAX_CYCLES,
+                 f"from 0 to {MAX_CYCLES:,} cycles (a fixed latency's bound; real start-ups take hundreds)")):
             value = params.get(pname)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and \
-                    (value <= 0 if positive else value < 0):
-                raise _fail(target, f"classes.{cls.name}.params.{pname}",
-                            f"must be {'greater than 0' if positive else 'at least 0'}"
-                            f" ({'bytes per cycle' if positive else 'cycles'}), got {value!r}")
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and bad(value):
+                raise _fail(target, f"classes.{cls.name}.params.{pname}", f"must be {rule}, got {value!r}")
 
 
 @functools.lru_cache(maxsize=32)
