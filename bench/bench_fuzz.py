@@ -271,6 +271,7 @@ def main() -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     counts = {k: 0 for k in CLASSES}
     families: dict[str, int] = {}
+    by_family: dict[str, dict[str, int]] = {}
     cpu_total = 0.0
     slowest: list[Outcome] = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
@@ -281,6 +282,7 @@ def main() -> int:
                 print(f"-- {done}/{len(cases)} cases, {time.perf_counter() - t0:.0f} s", flush=True)
             counts[out.klass] += 1
             families[out.case.family] = families.get(out.case.family, 0) + 1
+            by_family.setdefault(out.case.family, {k: 0 for k in CLASSES})[out.klass] += 1
             cpu_total += out.cpu
             slowest = sorted(slowest + [out], key=lambda o: -o.cpu)[:5]
             if out.klass != "ok" or args.show_ok:
@@ -290,6 +292,12 @@ def main() -> int:
     print("classes: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     print(f"CPU of the cases {cpu_total:.0f} s, wall {time.perf_counter() - t0:.0f} s "
           f"(this process {time.process_time() - c0:.0f} s)")
+    print("\n| family | cases | traceback | internal | over time / memory | accepted invalid | unlocated | other exit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for family, row in [*by_family.items(), ("all", counts)]:
+        print(f"| {family} | {sum(row.values()):,} | {row['traceback']} | {row['internal']} | "
+              f"{row['over time']} / {row['over memory']} | {row['accepted invalid']} | {row['unlocated']} | "
+              f"{row['other exit']} |")
     print("slowest: " + "; ".join(f"{o.cpu:.1f} s {o.case.name[:80]}" for o in slowest))
     return 0 if counts["ok"] == len(cases) else 1
 
