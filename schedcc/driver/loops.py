@@ -38,12 +38,6 @@ def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims"
         from schedcc.swp.llvm_pipeline import pipeline_llvm
         return pipeline_llvm(source, tgt, algorithm, accept, exact=exact)
     if source.lang == "asm":
-        if source.extra.get("isa") == "riscv64":
-            raise SchedccError("--pipeline reads LoongArch assembly, not yet RISC-V assembly: its loops are "
-                               "list-scheduled block by block without --pipeline",
-                               notes=["pipeline the LLVM IR instead, for any target with a model: clang-16 "
-                                      "--target=riscv64-linux-gnu -march=rv64gc -O2 -S -emit-llvm prog.c -o prog.ll; "
-                                      "schedcc prog.ll --target u74 --pipeline -o prog.swp.ll"])
         if exact is not None:
             raise SchedccError("--pipeline --exact takes schedcc IR or LLVM IR: in assembly the pipeliner "
                                "raises II until the values fit the free registers, which the exact modulo "

@@ -18,11 +18,11 @@ Example::
 
 from __future__ import annotations
 
-from schedcc.frontends.loongarch_asm import parse_asm
 from schedcc.frontends.source import Source
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
 from schedcc.swp.asm_codegen import generate_asm
+from schedcc.swp.asm_isa import isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
 from schedcc.swp.llvm_codegen import NotGenerated
@@ -36,6 +36,7 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
     """Pipeline the loops of an assembly source; ``text`` of the result is the new file."""
     tgt = load_target(target)
     check_opcodes(source.program, tgt)
+    isa = isa_of(source)
     current = source
     results: list[LoopResult] = []
     for found in find_asm_loops(source):
@@ -43,7 +44,7 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
         x = found if current is source else _again(current, found)
-        live = live_in(x.loop.function)
+        live = live_in(x.loop.function, isa)
         made: dict[int, tuple] = {}
 
         def fits(sched: ModuloSchedule, x: AsmLoop = x, live=live, made=made) -> bool | str:
@@ -68,14 +69,14 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                               "run out before iterations can overlap")
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
-        current = parse_asm(text, source.program.source)
+        current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 
 
 def _again(source: Source, old: AsmLoop) -> AsmLoop:
     """The same loop in the text after earlier loops were transformed."""
     func = source.program.function(old.loop.function.name)
-    found = analyse_asm_loop(func, func.block(old.loop.block.label))
+    found = analyse_asm_loop(func, func.block(old.loop.block.label), old.isa)
     if not isinstance(found, AsmLoop):
         raise AssertionError(f"internal: {old.name} is no longer a loop: {found.reason}")
     return found
