@@ -31,17 +31,15 @@ Example::
 
 from __future__ import annotations
 
-import difflib
-import functools
 import re
 
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.errors import SchedccError, attach_source
-from schedcc.ir import Affine, Attr, Const, Instr, Label, Loc, Mem, Reg, Sym
-from schedcc.resources import grammar_path
-from schedcc.frontends.asm_lines import Line, LinesTransformer, build_program, write_asm
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.frontends.asm_lines import (Line, LinesTransformer, RegisterDecoder, build_program, lines_parser,
+                                         write_asm)
 from schedcc.frontends.ir_text import syntax_error
 from schedcc.frontends.source import Source
 
@@ -108,34 +106,15 @@ class _ToLines(LinesTransformer):
         return ("relocmem", base, f"{rel}({''.join(str(x) for x in inner if x is not None)})")
 
 
-@functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(grammar_path("riscv_asm.lark").read_text(), parser="lalr", lexer="contextual",
-                maybe_placeholders=True, transformer=_ToLines(), cache=True)
+    return lines_parser("riscv_asm.lark", _ToLines)
 
 
-class _Decoder:
+class _Decoder(RegisterDecoder):
     """Turns one instruction line into an :class:`Instr`."""
 
-    def __init__(self, file: str):
-        self.file = file
-
-    def loc(self, tok: Token) -> Loc:
-        return Loc(self.file, tok.line or 0, tok.column or 0)
-
-    def error(self, tok: Token, message: str, notes: list[str] | None = None) -> SchedccError:
-        return SchedccError(message, self.loc(tok), notes=notes or [], width=max(len(str(tok)), 1))
-
-    def reg(self, op, mnemonic: Token) -> Reg:
-        if op[0] != "name":
-            raise self.error(op[1], f"'{mnemonic}' needs a register here, not '{op[1]}'")
-        name = str(op[1])
-        if name not in ABI_NAMES:
-            close = difflib.get_close_matches(name, list(ABI_NAMES), n=3)
-            notes = [f"did you mean {', '.join(close)}?"] if close else []
-            notes.append("registers: zero ra sp gp tp t0-t6 s0-s11 a0-a7 ft0-ft11 fs0-fs11 fa0-fa7, or x0-x31 f0-f31")
-            raise self.error(op[1], f"unknown register '{name}'", notes)
-        return Reg(ABI_NAMES[name])
+    names, operand = ABI_NAMES, "name"
+    registers = "registers: zero ra sp gp tp t0-t6 s0-s11 a0-a7 ft0-ft11 fs0-fs11 fa0-fa7, or x0-x31 f0-f31"
 
     def dest(self, op, mnemonic: Token) -> Reg | None:
         reg = self.reg(op, mnemonic)

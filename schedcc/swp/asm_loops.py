@@ -151,7 +151,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     written: list[str] = []
     for ins in body:
         for r in ins.defs():
-            if r in isa.reserved or r == isa.ra:
+            if r in isa.reserved:
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}", "shape")
             if isa.register_class(r) == "fcc":
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
