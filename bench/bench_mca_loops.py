@@ -10,7 +10,8 @@ the in-order core lets them):
 * clang: the loop body as clang-16 wrote it (LLVM's MachineScheduler for the U74);
 * reordered: the same body list-scheduled by schedcc (``schedcc FILE``);
 * pipelined: the kernel schedcc's software pipeliner wrote (``schedcc FILE
-  --pipeline``), divided by the kernel's unroll factor (one pass of the kernel
+  --pipeline``; here only the kernels' loops are pipelined, the driver's are
+  left as clang wrote them), divided by the kernel's unroll factor (one pass of the kernel
   holds u iterations); for a loop left alone, its reordered body.
 
 Loops: the innermost single-block loops of the kernels (the functions a program
@@ -50,9 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from schedcc.driver import schedule_program  # noqa: E402
-from schedcc.driver.loops import pipeline_source  # noqa: E402
 from schedcc.frontends import parse_source  # noqa: E402
 from schedcc.swp.asm_loops import AsmLoop, find_asm_loops  # noqa: E402
+from schedcc.swp.asm_pipeline import pipeline_asm  # noqa: E402
 from schedcc.target import load_target  # noqa: E402
 
 CORPUS = ROOT / "bench" / "corpus"
@@ -142,10 +143,10 @@ def measure(c_file: Path, run: bool = False) -> Outcome:
             blocks = schedule_program(source.program, u74)
             order = {(r.function.name, r.block.label): r.schedule.order for r in blocks.blocks}
             reordered_text = source.render(blocks.scheduled_program())
-            piped = pipeline_source(source, u74)
+            kernels = set(_KERNEL.findall(c_file.read_text()))
+            piped = pipeline_asm(source, u74, functions=kernels)
             out.seconds = time.process_time() - t0
             results = {r.name: r for r in piped.loops}
-            kernels = set(_KERNEL.findall(c_file.read_text()))
             for found in find_asm_loops(source):
                 if not isinstance(found, AsmLoop) or found.loop.function.name not in kernels:
                     continue   # a loop of several blocks, or of the driver (_start: filling and checksums)
@@ -170,6 +171,10 @@ def measure(c_file: Path, run: bool = False) -> Outcome:
     return out
 
 
+def _measure(job: tuple[Path, bool]) -> Outcome:
+    return measure(*job)
+
+
 def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -181,17 +186,21 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("-v", "--verbose", action="store_true", help="one row per loop")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--progress", action="store_true", help="a line per program on standard error as it is done")
     args = ap.parse_args()
     if args.jobs < 1:
         ap.error(f"--jobs {args.jobs}: give at least 1")
     files = sorted(CORPUS.glob("*.c"))
     if args.only:
         files = [f for f in files if f.stem in args.only]
-    if args.jobs > 1:
-        with multiprocessing.Pool(args.jobs) as pool:
-            outcomes = pool.starmap(measure, [(f, args.run) for f in files])
-    else:
-        outcomes = [measure(f, args.run) for f in files]
+    outcomes = []
+    with multiprocessing.Pool(args.jobs) as pool:
+        for o in pool.imap(_measure, [(f, args.run) for f in files]):
+            outcomes.append(o)
+            if args.progress:
+                print(f"{o.program}: {len(o.loops)} loops, {sum(lp.pipelined is not None for lp in o.loops)} "
+                      f"pipelined{', ' + o.error if o.error else ''}"
+                      f"{', MISMATCH ' + ' '.join(o.mismatch) if o.mismatch else ''}", file=sys.stderr, flush=True)
     loops = [lp for o in outcomes for lp in o.loops]
     errors = [o for o in outcomes if o.error]
     slower = [lp for lp in loops if lp.ours > lp.clang + 1e-9]

@@ -18,6 +18,8 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from schedcc.frontends.source import Source
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
@@ -32,14 +34,18 @@ from schedcc.target import Target, check_opcodes, load_target
 
 
 def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
-                 accept: AcceptFunction | None = None) -> PipelineResult:
-    """Pipeline the loops of an assembly source; ``text`` of the result is the new file."""
+                 accept: AcceptFunction | None = None, functions: Collection[str] | None = None) -> PipelineResult:
+    """Pipeline the loops of an assembly source; ``text`` of the result is the new file.
+    *functions*: only the loops of these functions (the others are left out of the result)."""
     tgt = load_target(target)
     check_opcodes(source.program, tgt)
     isa = isa_of(source)
     current = source
     results: list[LoopResult] = []
     for found in find_asm_loops(source):
+        if functions is not None and (found.function if isinstance(found, NotPipelined)
+                                      else found.loop.function).name not in functions:
+            continue
         if isinstance(found, NotPipelined):
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
