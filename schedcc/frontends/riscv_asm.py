@@ -10,8 +10,9 @@ register; ``fp`` is ``s0``); ``zero`` is never written.
 Scheduling regions are those of every assembly front end
 (:mod:`schedcc.frontends.asm_lines`): a block starts at a label and ends
 after a control transfer (``beq``, ``j``, ``jr``, ``ret``, ``tail``), which
-stays last; a ``call`` ends its region too, and ``fence``, ``ecall`` and
-``ebreak`` form regions of their own.
+stays last; a ``call`` ends its region too, so does an ``auipc`` (the
+``.Lpcrel_hiN`` label above it, which a ``%pcrel_lo`` names, must stay on
+it), and ``fence``, ``ecall`` and ``ebreak`` form regions of their own.
 
 Memory: ``ld a0, 8(a1)`` is the pointer reference ``[a1 + 8]`` of width 8;
 a relocation offset (``%lo(g)(a0)``) is a symbolic term ``[a0 + %lo(g)]``.
@@ -74,6 +75,10 @@ UNSUPPORTED_PREFIXES = ("lr.", "sc.", "amo", "csr", "frflags", "fsflags", "frrm"
                         "rdcycle", "rdtime", "rdinstret", "wfi", "mret", "sret", "uret", "sfence", "hfence",
                         "cbo.", "prefetch", "c.", "v")
 MAX_OPERANDS = 4  # rd, rs1, rs2, rs3 (fmadd.d) or a rounding mode
+# Besides control transfers, these end their region: a call (nothing moves across it), and
+# ``auipc``, which clang writes right under the label its ``%pcrel_lo(.Lpcrel_hiN)`` names:
+# the label must stay on it, so nothing may move above it.
+ENDS_REGION = frozenset({"call", "auipc"})
 
 _WORDS = {"MNEMONIC": "an instruction", "DIRECTIVE": "a directive (.text)", "LABEL": "a label (name:)",
           "NAME": "a register or a symbol (a0, .LBB0_3)", "INT": "an integer", "RELOC": "a relocation (%lo)",
@@ -225,7 +230,7 @@ def parse_riscv(text: str, filename: str = "<input>") -> Source:
             raise syntax_error(err, filename, _parser(), _WORDS) from None
         except VisitError as err:
             raise err.orig_exc from None
-        program = build_program(lines, filename, _Decoder(filename), SYSTEM, frozenset({"call"}))
+        program = build_program(lines, filename, _Decoder(filename), SYSTEM, ENDS_REGION)
     except SchedccError as err:
         raise attach_source(err, text) from None
     return Source(program, "asm", text, lambda scheduled: write_asm(text, program, scheduled), {"isa": ISA})
