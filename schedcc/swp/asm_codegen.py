@@ -1,4 +1,5 @@
-"""LoongArch assembly for a software-pipelined loop, on physical registers.
+"""Assembly for a software-pipelined loop, on physical registers (LoongArch and
+RISC-V: the opcodes it writes come from :mod:`schedcc.swp.asm_isa`).
 
 The loop block (:mod:`schedcc.swp.asm_loops`) keeps its label and becomes::
 

@@ -1,5 +1,7 @@
-"""Which LoongArch registers a software-pipelined loop may take: liveness over a
-function of assembly, and the calling convention (LP64D).
+"""Which registers a software-pipelined loop may take: liveness over a function
+of assembly, and the calling convention (LP64D on LoongArch and on RISC-V; the
+registers of each are in its description, :mod:`schedcc.swp.asm_isa`; the
+examples below are LoongArch's).
 
 A register is *free* at a loop when no path from the loop's entry reads it
 before writing it: its value is dead there, so code placed there may use it.

@@ -1,4 +1,6 @@
-"""Loops of LoongArch assembly for the software pipeliner.
+"""Loops of assembly (LoongArch, RISC-V) for the software pipeliner; the
+examples are LoongArch's, RISC-V reads the same with its own opcodes
+(``addi``, ``bnez``, ``fld``; :mod:`schedcc.swp.asm_isa`).
 
 A loop is a block that starts at a label and ends with a conditional branch
 back to it; the exit is the fall-through::

@@ -1,4 +1,4 @@
-"""Software pipelining of a LoongArch assembly file: every single-block loop is
+"""Software pipelining of an assembly file (LoongArch or RISC-V): every single-block loop is
 found (:mod:`schedcc.swp.asm_loops`), modulo-scheduled and verified, and
 written back on physical registers (:mod:`schedcc.swp.asm_codegen`). A schedule
 whose code would need more registers than the loop has is rejected, and the
