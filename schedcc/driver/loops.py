@@ -3,7 +3,7 @@ front end's job for the source's language.
 
 :func:`pipeline_source` is what ``schedcc FILE --pipeline`` runs: schedcc IR
 (:func:`schedcc.swp.pipeliner.pipeline_program`), LLVM IR
-(:func:`schedcc.swp.llvm_pipeline.pipeline_llvm`) or LoongArch assembly
+(:func:`schedcc.swp.llvm_pipeline.pipeline_llvm`) or LoongArch and RISC-V assembly
 (:func:`schedcc.swp.asm_pipeline.pipeline_asm`). Each front end maps its loops
 into the one loop view (:mod:`schedcc.swp.view`); the pipeliner and the code
 generators read that. The pipeliner itself never imports a front end's job.
