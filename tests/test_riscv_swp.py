@@ -145,3 +145,32 @@ def test_riscv_loop_with_an_unknown_trip_count_says_why():
     assert loop.kind == "trip-count" and "beqz" in loop.reason
     with pytest.raises(SchedccError):
         parse_source(text.replace("ft1, 0(a2)", "ft1, a2"), "bad.s")
+
+
+def test_u74_kernels_keep_write_back_order_and_run_at_their_ii():
+    """The U74 writes results in issue order: the modulo scheduler keeps the kernel's issue
+    stream in that order, so schedcc's in-order simulator (llvm-mca's rule) runs the kernel,
+    pass after pass, at its II."""
+    from schedcc.dag import build_dag
+    from schedcc.ir import Block
+    from schedcc.sched.mrt import writeback_conflicts
+    from schedcc.sim import simulate_order
+    from schedcc.target import load_target
+    from bench_mca_loops import kernel_lines
+    u74 = load_target("sifive-u74")
+    res = pipeline_source(parse_source(KERNELS.read_text(), "k.s"), u74)
+    done = [r for r in res.loops if r.pipelined]
+    assert len(done) >= 3
+    for r in done:
+        s, ops = r.schedule, r.dag.ops
+        for n in range(len(ops)):
+            others = {m: s.cycle[m] for m in range(len(ops)) if m != n}
+            assert not writeback_conflicts(ops, s.ii, others, n, s.cycle[n]), (r.name, n)
+        body = parse_source("f:\n" + "\n".join(kernel_lines(r.code)[:-1]) + "\n", "kernel.s")
+        instrs = body.program.functions[0].blocks[0].instrs
+
+        def span(passes):
+            block = Block("k", instrs * passes)
+            return simulate_order(build_dag(block, u74), range(len(block.instrs))).makespan
+        per_pass = (span(4) - span(2)) / 2
+        assert per_pass <= 1.1 * s.ii * r.pressure.unroll, (r.name, per_pass, s.ii, r.pressure.unroll)

@@ -12,7 +12,7 @@ On a machine that writes results in issue order (``Machine.in_order_writeback``,
 llvm-mca's in-order pipeline) a later instruction waits until its result comes
 no earlier than every result before it: the kernel would stall at every short
 operation after a long one. So a slot is free only when the kernel's issue
-stream stays in write-back order (:func:`writeback_conflicts`): for operations i
+stream stays in write-back order (:func:`~schedcc.sched.mrt.writeback_conflicts`): for operations i
 before j in a pass (by row, then older iteration, then program order, as the
 code generators write them), ``0 <= (row_j + lat_j) - (row_i + lat_i) <= II``;
 the upper bound is j against i of the next pass. Operations in the way are
@@ -35,24 +35,7 @@ from __future__ import annotations
 
 import heapq
 
-from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots
-
-
-def writeback_conflicts(ops, ii: int, time: dict, n: int, t: int) -> list:
-    """The placed operations whose write-back order operation *n* at cycle *t* breaks
-    (module docstring). O(placed)."""
-    rn, sn = t % ii, t // ii
-    wn = rn + ops[n].latency
-    key = (rn, -sn, n)
-    out = []
-    for m, tm in time.items():
-        rm = tm % ii
-        gap = wn - (rm + ops[m].latency)
-        if (rm, -(tm // ii), m) > key:
-            gap = -gap
-        if not 0 <= gap <= ii:
-            out.append(m)
-    return out
+from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots, writeback_conflicts
 
 
 def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt,
