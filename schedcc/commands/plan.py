@@ -159,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
              "grad_overlap": False if args.no_grad_overlap else True if args.grad_overlap else None,
              "param_gather_overlap": False if args.no_param_gather_overlap else None}
     settings = Settings(framework=args.framework, **{k: v for k, v in given.items() if v is not None})
+    for given in args.fix or ():
+        if not given.replace(",", "").strip():
+            raise SchedccError("--fix names no dimension", notes=["for example --fix tp=8,pp=8"])
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     try:

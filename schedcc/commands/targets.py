@@ -42,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
     for option, given in (("--name", args.name), ("--alias", args.alias), ("--output", args.output)):
         if given:
             raise SchedccError(f"{option} goes with 'schedcc targets import --from-llvm TRIPLE CPU'")
-    if args.show:
+    if args.show is not None:
+        if not args.show.strip():
+            raise SchedccError("--show names no model", notes=["'schedcc targets' lists them; a path to a .toml "
+                                                                "file works too"])
         t = load_target(args.show)
         print(f"{t.name}: {t.description}")
         print(f"  file: {t.path}")
@@ -79,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     """``targets import --from-llvm TRIPLE CPU``: the model, checked by loading it, then written."""
-    import sys
-    from schedcc.fileio import STDOUT, check_outputs, write_output
+    from schedcc.fileio import STDOUT, announce, check_outputs, write_output
     from schedcc.target.llvm_import import import_llvm_model
     from schedcc.target.load import parse_target
     if args.action != "import" or not args.from_llvm:
@@ -96,6 +98,6 @@ def _import(args: argparse.Namespace) -> int:
     model = parse_target(text, out)  # what is written loads
     write_output(out, text)
     if out != STDOUT:
-        sys.stderr.write(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
-                         f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}\n")
+        announce(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
+                 f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}")
     return 0
