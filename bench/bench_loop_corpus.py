@@ -17,7 +17,8 @@ loops (outer loops hold an inner loop and are never candidates) and a summary:
 
     .venv/bin/python bench/bench_loop_corpus.py                  # statistics only
     nice .venv/bin/python bench/bench_loop_corpus.py --run --jobs 2
-    .venv/bin/python bench/bench_loop_corpus.py --only tsvc_s1 --levels -O2 --langs s -v
+    .venv/bin/python bench/bench_loop_corpus.py --only tsvc_s1 --levels=-O2 --langs s -v
+    .venv/bin/python bench/bench_loop_corpus.py --levels mem2reg --langs ll   # loops tested at the top
 """
 
 from __future__ import annotations
@@ -87,6 +88,17 @@ def kernels(c_file: Path) -> set[str]:
 
 
 def compile_c(c_file: Path, out: Path, level: str, lang: str) -> Path:
+    """clang-16 at *level*; level ``mem2reg``: as a compiler that does not rotate loops
+    writes them (clang's LLVM passes off, then only mem2reg: every loop tested at its
+    top), LLVM IR only."""
+    if level == "mem2reg":
+        if lang != "ll":
+            raise ValueError("level mem2reg is LLVM IR only (--langs ll)")
+        raw = out.with_suffix(".raw.ll")
+        run(["clang-16", *FLAGS, "-O1", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", f"-I{CORPUS}",
+             c_file, "-o", raw])
+        run(["opt-16", "-passes=mem2reg", "-S", raw, "-o", out])
+        return out
     flags = ["-S", "-emit-llvm"] if lang == "ll" else ["-S"]
     run(["clang-16", *FLAGS, level, *flags, f"-I{CORPUS}", c_file, "-o", out])
     return out
@@ -172,7 +184,8 @@ def report(level: str, lang: str, outcomes: list[Outcome], verbose: bool, markdo
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--levels", nargs="+", default=["-O1", "-O2"])
+    ap.add_argument("--levels", nargs="+", default=["-O1", "-O2"],
+                    help="clang levels (-O1 -O2: write --levels=-O2, or --levels O1 O2), or mem2reg")
     ap.add_argument("--langs", nargs="+", default=["ll", "s"])
     ap.add_argument("--target", default="la464")
     ap.add_argument("--run", action="store_true", help="build and run every program under qemu")
@@ -182,6 +195,7 @@ def main() -> int:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", help="write every outcome to this file")
     args = ap.parse_args()
+    args.levels = [lv if lv.startswith("-") or lv == "mem2reg" else "-" + lv for lv in args.levels]
     files = programs(args.only)
     ok = True
     everything = []

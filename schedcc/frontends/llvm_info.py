@@ -75,7 +75,10 @@ def result_type(li: LInstr) -> str | None:
         return type_text(li.extra.get("type"))
     if op == "getelementptr":
         base = items[0][0] if items else None
-        return "ptr" if base is not None and base.kind == "ptr" and base.elem is None else None
+        if base is not None and base.kind == "ptr" and base.elem is None:
+            return "ptr"
+        # a typed pointer (LLVM 14 and before, LightIR) indexed once keeps its type
+        return type_text(base) if base is not None and base.kind == "ptr" and len(items) == 2 else None
     if op in ("zext", "sext", "trunc", "bitcast", "ptrtoint", "inttoptr", "addrspacecast", "sitofp", "uitofp",
               "fptosi", "fptoui", "fpext", "fptrunc"):
         return type_text(li.extra.get("to"))

@@ -64,6 +64,7 @@ OPCODES: dict[str, str] = {
     # vector element operations keep their names: a machine model must know them
     "extractelement": "extractelement", "insertelement": "insertelement", "shufflevector": "shufflevector",
 }
+IFC_SCRATCH = "%ifc.scratch"   # the if-converter's scratch slot (schedcc.swp.llvm_ifconv)
 ICMP: dict[str, str] = {
     "eq": "eq", "ne": "ne", "slt": "lt", "ult": "lt", "sle": "le", "ule": "le",
     "sgt": "gt", "ugt": "gt", "sge": "ge", "uge": "ge",
@@ -245,6 +246,15 @@ class _FunctionBuilder:
         if op in ("bitcast", "addrspacecast") and dest is not None and values[0][1].kind in ("local", "global"):
             try:
                 self.ptrs[dest.name] = self.pointer(values[0][1])
+            except SchedccError:
+                pass
+        if op == "select" and dest is not None and len(values) == 3 and values[2][1].text == IFC_SCRATCH \
+                and values[1][1].kind in ("local", "global"):
+            # An access guarded by if-conversion (schedcc.swp.llvm_ifconv): it touches the
+            # selected object, or a scratch slot only such accesses use, whose values
+            # nothing reads: its dependences are the guarded pointer's.
+            try:
+                self.ptrs[dest.name] = self.pointer(values[1][1])
             except SchedccError:
                 pass
         if op == "icmp":

@@ -164,6 +164,8 @@ def _values(body: Body, carried) -> list[Linear | None]:
 
 def _apply(ins: Instr, ops: list) -> Linear | None:
     op, n = ins.opcode, len(ops)
+    if op == "select" and n == 3 and ops[1] is not None and ops[1] == ops[2]:
+        return ops[1]   # both arms the same value (an if-converted phi of i+1 and i+1)
     if any(v is None for v in ops):
         return None
     if op in ("mov", "li") and n == 1:

@@ -78,7 +78,12 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     and a line on the registers used. Raises :class:`NotGenerated` with a reason."""
     loop = x.loop
     isa = x.isa
-    _move = isa.move
+
+    def _move(dst: str, src: str) -> Instr:
+        if isa.register_class(dst) == "fcc":
+            raise NotGenerated(f"a condition flag ({src.replace('v:', '')}) would have to be copied into or out "
+                               "of the pipelined code, which takes a general register on the way")
+        return isa.move(dst, src)
     func = loop.function
     L = loop.block.label
     S, u, ii = sched.stages, pressure.unroll, sched.ii
@@ -172,7 +177,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     ops.append(_Op(back, target=K))
     ops += [_Op(i) for i in p.epilogue]
     ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
-    ops += [_Op(_move(r, "v:" + r)) for r in x.written]
+    # A condition flag dead after the loop is not copied back (there is no flag-to-flag move).
+    ops += [_Op(_move(r, "v:" + r)) for r in x.written if isa.register_class(r) != "fcc" or r in exit_live]
     inv = isa.inverse[x.branch.opcode]
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 

@@ -144,7 +144,7 @@ class _LoongArch(AsmIsa):
     # Allocation order: caller-saved temporaries first, then arguments, then callee-saved (free only if saved).
     order = tuple([f"$t{k}" for k in range(9)] + [f"$a{k}" for k in range(7, -1, -1)] + [f"$s{k}" for k in range(9)]
                   + ["$fp", "$ra"] + [f"$ft{k}" for k in range(16)] + [f"$fa{k}" for k in range(7, -1, -1)]
-                  + [f"$fs{k}" for k in range(8)])
+                  + [f"$fs{k}" for k in range(8)] + [f"$fcc{k}" for k in range(8)])
     callee_saved_order = tuple([f"$s{k}" for k in range(9)] + [f"$fs{k}" for k in range(8)])
     loads, stores = loongarch_asm.LOADS, loongarch_asm.STORES
     generic = {"addi.d": "add", "add.d": "add", "sub.d": "sub", "mul.d": "mul", "slli.d": "shl", "move": "mov"}

@@ -155,9 +155,6 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
         for r in ins.defs():
             if r in isa.reserved:
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}", "shape")
-            if isa.register_class(r) == "fcc":
-                return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
-                          "condition flags are not renamed", "shape")
             if r not in written:
                 written.append(r)
         if ins.attr("tied"):

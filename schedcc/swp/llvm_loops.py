@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from schedcc.dag import has_unknown_side_effects
 from schedcc.frontends.llvm_info import FunctionInfo, Phi
+from schedcc.frontends.llvm_ir import IFC_SCRATCH
 from schedcc.frontends.source import Source
 from schedcc.ir import Block, Function, Instr, Reg
 from schedcc.swp.analysis import Refusal, analyse, inductions
@@ -66,6 +67,7 @@ class LlvmLoop:
     pred: str                            # the exit test's icmp predicate (slt, ult, eq, ...)
     iv_type: str                         # the type of the induction variable and its bound
     outside: list[str]                   # values of the loop used after it (body values and phis)
+    text: str = ""                       # the file's text when it is not the one read (if-converted)
 
     @property
     def name(self) -> str:
@@ -152,7 +154,7 @@ def analyse_llvm_loop(function: Function, block: Block, info: FunctionInfo,
     # What each instruction means as integer arithmetic (for induction variables,
     # addresses and the trip count): a getelementptr with a variable index or a trunc
     # is not affine in the IR's terms.
-    meaning = tuple(Instr("opaque", ins.dest) if _not_affine(ins, lines) else ins for ins in instrs)
+    meaning = tuple(Instr("opaque", ins.dest) if _not_affine(ins, lines) else _guarded(ins) for ins in instrs)
     reaching: dict[tuple[int, str], tuple[int, int]] = {}
     for node, ins in enumerate(instrs):
         for r in ins.uses():
@@ -215,6 +217,14 @@ def _explain(refusal: Refusal, cmp: Instr) -> str:
         return f"the loop runs while {iv.reg} == {refusal.bound}: it runs at most twice"
     return (f"'{iv.reg}' counts {'up' if iv.step > 0 else 'down'} by {abs(iv.step)} but the loop runs "
             f"while {iv.reg} {SYMBOL[refusal.op]} {refusal.bound}: the trip count is not computable")
+
+
+def _guarded(ins: Instr) -> Instr:
+    """An address if-conversion guarded (``select %p, %a, %ifc.scratch``) means ``%a``
+    for the addresses: the scratch slot is touched only when the result is unused."""
+    if ins.opcode == "select" and len(ins.operands) == 3 and ins.operands[2] == Reg(IFC_SCRATCH):
+        return Instr("mov", ins.dest, (ins.operands[1],))
+    return ins
 
 
 def _not_affine(ins: Instr, lines: list[str]) -> bool:

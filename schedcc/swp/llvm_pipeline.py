@@ -15,10 +15,14 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 from schedcc.frontends.llvm_ir import parse_llvm
 from schedcc.frontends.source import Source
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.llvm_codegen import NotGenerated, generate_llvm
+from schedcc.swp.llvm_ifconv import Refused, if_convert
+from schedcc.swp.llvm_rotate import rotate
 from schedcc.swp.llvm_loops import LlvmLoop, analyse_llvm_loop, find_llvm_loops
 from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
@@ -34,16 +38,22 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
     current = source
     results: list[LoopResult] = []
     for found in find_llvm_loops(source):
-        if isinstance(found, NotPipelined):
+        if isinstance(found, NotPipelined) and found.kind == "multi-block":
+            x, res = _reshaped(current, found, tgt, algorithm, accept, exact)
+            results.append(res)
+            if x is None or not res.pipelined:
+                continue
+        elif isinstance(found, NotPipelined):
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
-        x = found if current is source else _again(current, found)
-        res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
-        results.append(res)
-        if not res.pipelined:
-            continue
+        else:
+            x = found if current is source else _again(current, found)
+            res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
+            results.append(res)
+            if not res.pipelined:
+                continue
         try:
-            text, code = generate_llvm(current.text, x, res.schedule)
+            text, code = generate_llvm(x.text or current.text, x, res.schedule)
         except NotGenerated as err:
             res.schedule, res.reason, res.kind = None, str(err), "code"
             continue
@@ -53,6 +63,49 @@ def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
         res.registers_text = (f"kernel not unrolled: {phis} phi{'s' if phis != 1 else ''} pass values on to later "
                               "stages (LLVM's register allocator gives them registers)")
     return PipelineResult(source.program, tgt, results, None, current.text, "ll")
+
+
+def _reshaped(current: Source, found: NotPipelined, tgt: Target, algorithm: str,
+                  accept: AcceptFunction | None, exact) -> tuple[LlvmLoop | None, LoopResult]:
+    """A loop of several blocks rotated (:mod:`schedcc.swp.llvm_rotate`: a loop tested at its
+    top) or if-converted (:mod:`schedcc.swp.llvm_ifconv`) into an
+    :class:`LlvmLoop` of the converted text, with its schedule; or None and the loop
+    left alone with the reason. The converted text is kept only when the loop is
+    pipelined (the caller generates from ``x.info``'s text)."""
+    func, header = found.function.name, found.block.label
+    try:
+        try:
+            text, block = rotate(current.text, func, header)
+        except Refused as not_rotated:
+            try:
+                text, block = if_convert(current.text, func, header), header
+            except Refused as err:
+                raise Refused(f"not if-converted: {err}" if "tests at its top" not in found.reason else
+                              f"not rotated: {not_rotated}") from None
+            done = "if-converted to one block"
+        else:
+            done = f"the loop tests at its top ('{header}'); rotated to test at its end in '{block}'"
+            if block not in parse_llvm(text, "<rotated>").program.function(func).block(block).successors():
+                try:
+                    text = if_convert(text, func, block)
+                except Refused as err:  # its line numbers are the rotated text's: left out
+                    raise Refused(f"{done}, then not if-converted: {re.sub(r'^line [0-9]+: ', '', str(err))}") \
+                        from None
+                done += ", then if-converted to one block"
+    except Refused as err:
+        why = NotPipelined(found.function, found.block, f"{found.reason}; {err}", found.kind)
+        return None, schedule_loop(why, tgt, algorithm, accept)
+    conv = parse_llvm(text, current.program.source)
+    f = conv.program.function(func)
+    x = analyse_llvm_loop(f, f.block(block), conv.extra["llvm"][func], text.splitlines())
+    if isinstance(x, NotPipelined):
+        why = NotPipelined(found.function, found.block, f"{done}: {x.reason}", x.kind)
+        return None, schedule_loop(why, tgt, algorithm, accept)
+    x.text = text
+    res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
+    if not res.pipelined:
+        res.reason = f"{done}: {res.reason}"
+    return x, res
 
 
 def _again(source: Source, old: LlvmLoop) -> LlvmLoop:
