@@ -122,3 +122,21 @@ def test_a_body_entered_from_elsewhere_is_not_rotated():
         rotate_asm(parse_source(text, "w.s"), "f", ".L1")
     res = pipeline_asm(parse_source(text, "w.s"), "la464")   # two entries: no natural loop at all
     assert res.text == text and not any(r.pipelined for r in res.loops)
+
+
+def test_riscv_loops_tested_at_the_top_are_rotated_pipelined_and_compute_the_same(tmp_path):
+    need("clang-16", "opt-16", "llc-16", "llvm-mc-16", "ld.lld-16", "qemu-riscv64")
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_mca_loops import FLAGS, run_riscv
+    c = tmp_path / "rv.c"
+    c.write_text('#include "corpus.h"\n' + PROGRAMS["while_lt"])
+    raw, ll, s = tmp_path / "rv.raw.ll", tmp_path / "rv.ll", tmp_path / "rv.s"
+    run(["clang-16", *FLAGS, "-O0", "-Xclang", "-disable-O0-optnone", "-S", "-emit-llvm", f"-I{CORPUS}", c, "-o", raw])
+    run(["opt-16", "-passes=mem2reg", "-S", raw, "-o", ll])
+    run(["llc-16", "-mtriple=riscv64", "-mattr=+m,+a,+f,+d,+c", "-O2", "-disable-block-placement", ll, "-o", s])
+    text = s.read_text()
+    res = pipeline_asm(parse_source(text, str(s)), "sifive-u74")
+    (loop,) = [r for r in res.loops if r.name.startswith("k/")]
+    assert loop.pipelined and loop.name.endswith(".body"), loop.reason
+    assert run_riscv(res.text, tmp_path, "pipelined") == run_riscv(text, tmp_path, "original")
