@@ -63,36 +63,65 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     test = head.terminator
     if test is None or test.opcode not in isa.inverse or k + 1 >= len(blocks):
         raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert")
-    exit_label = next((o.name for o in test.operands if isinstance(o, Label)), None)
-    body = blocks[k + 1]
-    back = body.terminator
-    if back is None or back.opcode not in isa.jumps or not body.instrs[:-1] \
-            or [o.name for o in back.operands if isinstance(o, Label)] != [header]:
+    target = next((o.name for o in test.operands if isinstance(o, Label)), None)
+    index = {b.label: n for n, b in enumerate(blocks)}
+    if target in index and target != header and index[target] != k + 1 \
+            and _jumps_back(blocks[index[target]], header, isa):
+        b_at, exit_block = index[target], blocks[k + 1]     # the test branches into the body
+    else:
+        b_at, exit_block = k + 1, None                      # the header falls into the body
+    body = blocks[b_at]
+    if not _jumps_back(body, header, isa):
         raise NotRotated(f"the block after '{header}' does not end in a jump back to it")
+    back = body.terminator
+    exit_label = target if exit_block is None else exit_block.label
     if exit_label in (header, body.label) or exit_label is None:
         raise NotRotated(f"'{test}' does not leave the loop")
     for b in blocks:
         targets = [o.name for i in b.instrs for o in i.operands if isinstance(o, Label)]
         if b is not head and body.label in targets:
             raise NotRotated(f"'{body.label}' is entered from '{b.label}' too")
+    if b_at != k + 1 and _falls(blocks[b_at - 1], isa):
+        raise NotRotated(f"'{body.label}' is entered from '{blocks[b_at - 1].label}' too")
     lines = source.text.split("\n")
-    if any(i.loc is None for i in head.instrs + body.instrs):
+    if any(i.loc is None for i in head.instrs + body.instrs) or \
+            (exit_block is not None and (not exit_block.instrs or exit_block.instrs[0].loc is None)):
         raise NotRotated("an instruction of the loop has no line")
     first_body, back_line = body.instrs[0].loc.line - 1, back.loc.line - 1
     test_line = lines[test.loc.line - 1]
-    if test_line.count(exit_label) != 1 or lines[back_line].count(";") or test_line.count(";"):
+    if test_line.count(target) != 1 or lines[back_line].count(";") or test_line.count(";"):
         raise NotRotated(f"line {test.loc.line} cannot be rewritten")
-    synthetic = "~" in body.label
-    body_label = f"{header}.body" if synthetic else body.label
-    inverse = isa.inverse[test.opcode]
-    branch = re.sub(rf"(?<![\w.]){re.escape(test.opcode)}(?![\w.])", inverse, test_line, count=1)
-    branch = re.sub(rf"(?<![\w.$]){re.escape(exit_label)}(?![\w.$])", body_label, branch)
+    labels = {}                                            # line index -> a label to insert before it
+    body_label = body.label
+    if "~" in body.label:
+        body_label = labels[first_body] = f"{header}.body"
+    if exit_block is not None and "~" in exit_label:
+        exit_label = labels[exit_block.instrs[0].loc.line - 1] = f"{header}.exit"
+    if exit_block is None:
+        branch = re.sub(rf"(?<![\w.]){re.escape(test.opcode)}(?![\w.])", isa.inverse[test.opcode], test_line,
+                        count=1)
+        branch = re.sub(rf"(?<![\w.$]){re.escape(target)}(?![\w.$])", body_label, branch)
+    else:
+        branch = test_line                                 # already branches to the body
     again = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + [branch]
-    after = blocks[k + 2].label if k + 2 < len(blocks) else None
-    if after != exit_label:
+    after = blocks[b_at + 1] if b_at + 1 < len(blocks) else None
+    if after is None or after is not (exit_block if exit_block is not None else
+                                      blocks[index[target]] if target in index else None):
         indent = re.match(r"\s*", test_line).group(0)
         again.append(f"{indent}{isa.jumps[0]}\t{exit_label}")
     new = lines[:back_line] + again + lines[back_line + 1:]
-    if synthetic:
-        new = new[:first_body] + [f"{body_label}:"] + new[first_body:]
+    for at in sorted(labels, reverse=True):
+        shift = len(again) - 1 if at > back_line else 0
+        new = new[:at + shift] + [f"{labels[at]}:"] + new[at + shift:]
     return "\n".join(new), body_label
+
+
+def _jumps_back(body, header: str, isa) -> bool:
+    back = body.terminator
+    return back is not None and back.opcode in isa.jumps and bool(body.instrs[:-1]) \
+        and [o.name for o in back.operands if isinstance(o, Label)] == [header]
+
+
+def _falls(block, isa) -> bool:
+    term = block.terminator
+    return term is None or term.opcode not in isa.jumps
