@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from schedcc.frontends.source import Source
@@ -63,7 +64,8 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 func = base.program.function(found.function.name)
                 x = analyse_asm_loop(func, func.block(block), isa)
                 if isinstance(x, NotPipelined):
-                    found = NotPipelined(found.function, found.block, f"{done}: {x.reason}", x.kind)
+                    why = re.sub(r" \(line [0-9?]+\)", "", x.reason)   # the rotated text's lines: left out
+                    found = NotPipelined(found.function, found.block, f"{done}: {why}", x.kind)
                 else:
                     found = x
         if isinstance(found, NotPipelined):
