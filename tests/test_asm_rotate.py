@@ -161,3 +161,32 @@ def test_riscv_loops_tested_at_the_top_are_rotated_pipelined_and_compute_the_sam
     (loop,) = [r for r in res.loops if r.name.startswith("k/")]
     assert loop.pipelined and loop.name.endswith(".body"), loop.reason
     assert run_riscv(res.text, tmp_path, "pipelined") == run_riscv(text, tmp_path, "original")
+
+
+FOR = """\t.text
+f:
+\tmove\t$a2, $zero
+.L1:
+\tblt\t$a2, $a0, .L3
+\tret
+.L3:
+\tfld.d\t$fa0, $a1, 0
+\tfadd.d\t$fa0, $fa0, $fa0
+\tfst.d\t$fa0, $a1, 0
+\taddi.d\t$a1, $a1, 8
+\taddi.d\t$a2, $a2, 1
+\tb\t.L1
+"""
+
+
+def test_a_header_branching_into_the_body_keeps_its_test_and_labels_the_exit():
+    text = FOR
+    new, body = rotate_asm(parse_source(text, "f.s"), "f", ".L1")
+    assert body == ".L3"
+    assert new.splitlines()[4:] == ["\tblt\t$a2, $a0, .L3", ".L1.exit:", "\tret", ".L3:", "\tfld.d\t$fa0, $a1, 0",
+                                    "\tfadd.d\t$fa0, $fa0, $fa0", "\tfst.d\t$fa0, $a1, 0", "\taddi.d\t$a1, $a1, 8",
+                                    "\taddi.d\t$a2, $a2, 1", "\tblt\t$a2, $a0, .L3", "\tb\t.L1.exit"]
+    assert new.endswith("\n")
+    res = pipeline_asm(parse_source(text, "f.s"), "la464")
+    assert res.loops[0].pipelined, res.loops[0].reason
+    assert res.text.startswith(new.split(".L3:")[0])

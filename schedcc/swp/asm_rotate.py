@@ -21,7 +21,9 @@ none). The header runs as often as before and in the same order (once on entry,
 then once at the end of every iteration), so any instruction may be in it. When
 the block after the body is not the exit, a jump to the exit follows the branch.
 The rotation applies when the header ends in a conditional branch to the exit and
-falls into the body, and the body is one block entered only from the header that
+falls into the body, or branches into the body and falls into the exit (the test is
+then copied as it is, and the exit labelled ``<header>.exit`` when it has no label),
+and the body is one block entered only from the header that
 ends in a jump back to it. Every other line of the file stays byte for byte; the
 pipeliner keeps the rotated text only when the rotated loop is pipelined
 (:func:`schedcc.swp.asm_pipeline.pipeline_asm`).
