@@ -229,3 +229,121 @@ def _exposed(kernels: list[tuple[int, int]], comms: list[tuple[int, int]]) -> in
             m += 1
         out += (e - s) - covered
     return out
+
+
+def timeline(step, order: list[int], dur: list[int]) -> tuple[int, int, list[int], list[int]]:
+    """*order* run as :func:`schedcc.torch.fx_order.simulate` runs it, without building a
+    problem: ``(step_ticks, exposed_ticks, start, end)``. The order must keep every
+    dependence (:func:`schedcc.torch.fx_order.check_order`). O(n + e)."""
+    n = len(step)
+    preds = _preds(step)
+    streams = step.streams
+    start, end = [0] * n, [0] * n
+    clock, group_end = 0, {}
+    kernels, comms = [], []
+    for i in order:
+        ready = max((end[p] for p in preds[i]), default=0)
+        if streams[i] != "compute":
+            s = max(clock, ready, group_end.get(streams[i], 0))
+            group_end[streams[i]] = s + dur[i]
+            comms.append((s, s + dur[i]))
+        else:
+            s = max(clock, ready)
+            clock = s + dur[i]
+            if dur[i]:
+                kernels.append((s, s + dur[i]))
+        start[i], end[i] = s, s + dur[i]
+    span = max([clock] + [e for _, e in comms])
+    return span, _exposed(kernels, comms), start, end
+
+
+def _preds(step) -> list[list[int]]:
+    cached = getattr(step, "_preds_cache", None)
+    if cached is None:
+        cached = [[] for _ in range(len(step))]
+        for s, t, _ in step.deps:
+            cached[t].append(s)
+        step._preds_cache = cached
+    return cached
+
+
+def kahn_order(step, keys: list[tuple]) -> list[int]:
+    """The graph's nodes in topological order, the ready node of smallest key first. O((n + e) log n)."""
+    n = len(step)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    count = [0] * n
+    for s, t, _ in step.deps:
+        succ[s].append(t)
+        count[t] += 1
+    heap = [(keys[i], i) for i in range(n) if count[i] == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, i = heapq.heappop(heap)
+        order.append(i)
+        for t in succ[i]:
+            count[t] -= 1
+            if count[t] == 0:
+                heapq.heappush(heap, (keys[t], t))
+    return order
+
+
+def waits_sunk_keys(step) -> list[tuple]:
+    """Kahn keys sinking every wait below the other ready nodes, else the graph's order."""
+    pos = _positions(step)
+    return [(step.costs[i].category == "wait", pos[i]) for i in range(len(step))]
+
+
+def improve(step, dur: list[int], order: list[int], eager: bool, rounds: int = 12):
+    """Better orders from *order* by its worst stalls: the collective that kept the compute
+    stream waiting longest has its ancestors (the work it needs, and itself) put first in
+    the priority, the rest keeping their place in *order*; the stream scheduler runs again
+    and the result is kept when it is faster (ties: less exposed). At most *rounds* rounds.
+    Returns ``(order, step_ticks, exposed_ticks)``. O(rounds (n + e) log n)."""
+    span, exposed, start, end = timeline(step, order, dur)
+    best = (span, exposed, order)
+    preds = _preds(step)
+    tried: set[int] = set()
+    for _ in range(rounds):
+        culprit = _worst_stall(step, best[2], start, end, preds, tried)
+        if culprit is None:
+            break
+        tried.add(culprit)
+        pos = [0] * len(step)
+        for k, i in enumerate(best[2]):
+            pos[i] = k
+        first = _ancestors(preds, culprit)
+        keys = [(0 if i in first else 1, pos[i]) for i in range(len(step))]
+        cand, s, e = stream_order(step, dur, keys, False, eager)
+        if (s, e) < best[:2]:
+            best = (s, e, cand)
+            _, _, start, end = timeline(step, cand, dur)
+    return best[2], best[0], best[1]
+
+
+def _worst_stall(step, order, start, end, preds, tried) -> int | None:
+    """The collective (not in *tried*) whose end the compute stream waited for longest."""
+    worst, culprit, clock = 0, None, 0
+    streams = step.streams
+    for i in order:
+        if streams[i] != "compute":
+            continue
+        gap = start[i] - clock
+        if gap > worst:
+            j = i  # follow the latest input back to the collective
+            while streams[j] == "compute" and preds[j]:
+                j = max(preds[j], key=end.__getitem__)
+            if streams[j] != "compute" and j not in tried:
+                worst, culprit = gap, j
+        clock = max(clock, end[i])
+    return culprit
+
+
+def _ancestors(preds, i: int) -> set[int]:
+    seen, todo = {i}, [i]
+    while todo:
+        for p in preds[todo.pop()]:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
