@@ -258,12 +258,12 @@ def timeline(step, order: list[int], dur: list[int]) -> tuple[int, int, list[int
 
 
 def _preds(step) -> list[list[int]]:
-    cached = getattr(step, "_preds_cache", None)
+    cached = getattr(step, "_input_lists", None)
     if cached is None:
         cached = [[] for _ in range(len(step))]
         for s, t, _ in step.deps:
             cached[t].append(s)
-        step._preds_cache = cached
+        step._input_lists = cached
     return cached
 
 
