@@ -28,6 +28,7 @@ The goal is 0 of every class but ``ok``. ``tests/test_fuzz_cli.py`` runs a
 deterministic sample of the same cases in the suite.
 
     nice .venv/bin/python bench/bench_fuzz.py                 # every case, 2 processes at a time
+    nice .venv/bin/python bench/bench_fuzz.py --fork          # the same, each case a fork of one preloaded process
     .venv/bin/python bench/bench_fuzz.py --family toml --show-ok
     .venv/bin/python bench/bench_fuzz.py --list               # the cases, not run
 """
@@ -141,6 +142,108 @@ def run_case(case: Case, tmp: Path, wall_limit: float = 120.0) -> Outcome:
         shutil.rmtree(where, ignore_errors=True)
 
 
+# -- forked runs: the modules imported once, each case a fork (--fork) ---------------------------------------------
+
+def _preload() -> None:
+    """Import every command's module (what a fresh interpreter spends ~0.5 s of each case on)."""
+    import importlib
+    import schedcc.cli as cli
+    for module in [*cli.COMMANDS.values(), cli.DEFAULT_COMMAND]:
+        importlib.import_module(module)
+
+
+def _child(case: Case, where: Path) -> None:
+    """In the forked child: the case's directory, limits, standard streams; ``schedcc.cli.main``;
+    a traceback that escapes it printed as the interpreter would. Never returns."""
+    code = 70
+    try:
+        os.setsid()
+        os.chdir(where)
+        _limits()
+        null = os.open(os.devnull, os.O_RDWR)
+        err = os.open(where / ".stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.dup2(err, 2)
+        os.environ.pop("SCHEDCC_DEBUG", None)
+        sys.argv = ["schedcc", *case.argv]
+        from schedcc.cli import main as cli_main
+        try:
+            code = cli_main(list(case.argv))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+    except BaseException:
+        import traceback
+        try:
+            traceback.print_exc()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        code = 1
+    os._exit(code if isinstance(code, int) and 0 <= code < 256 else 1)
+
+
+MAX_ARG_STRLEN = 131072  # Linux: one argument of a command, its final NUL included (what exec refuses: E2BIG)
+
+
+def run_forked(cases: list[Case], jobs: int, tmp: Path, wall_limit: float = 120.0):
+    """Run *cases* *jobs* at a time, each in a child forked from this process after
+    :func:`_preload`; yields the outcomes in the cases' order."""
+    _preload()
+    results: dict[int, Outcome] = {}
+    running: dict[int, tuple[int, Case, Path, float]] = {}
+    todo = list(enumerate(cases))
+    todo.reverse()
+    emitted = 0
+    while todo or running:
+        while todo and len(running) < jobs:
+            index, case = todo.pop()
+            if any(len(a.encode("utf-8", "surrogateescape")) >= MAX_ARG_STRLEN for a in case.argv):
+                results[index] = Outcome(case, "ok", -1, 0.0, 0.0, "the kernel refuses an argument this long (E2BIG)")
+                continue
+            where = Path(tempfile.mkdtemp(dir=tmp))
+            write_files(case, where)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(case, where)
+            running[pid] = (index, case, where, time.monotonic())
+        while emitted in results:
+            yield results.pop(emitted)
+            emitted += 1
+        if not running:
+            continue
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
+        if not pid:
+            now = time.monotonic()
+            for cpid, (_, _, _, t0) in running.items():
+                if now - t0 > wall_limit:
+                    try:
+                        os.killpg(cpid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.01)
+            continue
+        index, case, where, t0 = running.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        err = (where / ".stderr").read_bytes().decode("utf-8", "replace")
+        shutil.rmtree(where, ignore_errors=True)
+        cpu = usage.ru_utime + usage.ru_stime
+        killed = code in (-signal.SIGXCPU, -signal.SIGKILL) or time.monotonic() - t0 > wall_limit
+        klass = classify(case, code, err, cpu, usage.ru_maxrss * 1024, killed)
+        head = next((line for line in err.splitlines() if "error" in line), err.splitlines()[0] if err else "")
+        results[index] = Outcome(case, klass, code, cpu, usage.ru_maxrss / 1024, head[:300])
+        while emitted in results:
+            yield results.pop(emitted)
+            emitted += 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--family", help="only these families (comma-separated)")
@@ -148,6 +251,12 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="print the cases, run nothing")
     ap.add_argument("--show-ok", action="store_true", help="also print the cases that pass")
     ap.add_argument("--match", help="only cases whose command line contains this text")
+    ap.add_argument("--wall-limit", type=float, default=120.0,
+                    help="seconds of wall time before a case is killed as over time (default 120; raise it on a "
+                         "loaded machine, where 20 s of CPU take longer)")
+    ap.add_argument("--fork", action="store_true",
+                    help="import schedcc once and fork a child per case (about 4x less CPU than a fresh "
+                         "interpreter per case; the same limits and classes)")
     args = ap.parse_args()
     cases = generate()
     if args.family:
@@ -162,12 +271,18 @@ def main() -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     counts = {k: 0 for k in CLASSES}
     families: dict[str, int] = {}
+    by_family: dict[str, dict[str, int]] = {}
     cpu_total = 0.0
     slowest: list[Outcome] = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        for out in pool.map(lambda c: run_case(c, Path(tmp)), cases):
+        outcomes = run_forked(cases, args.jobs, Path(tmp), args.wall_limit) if args.fork else \
+            pool.map(lambda c: run_case(c, Path(tmp), args.wall_limit), cases)
+        for done, out in enumerate(outcomes, 1):
+            if done % 100 == 0:
+                print(f"-- {done}/{len(cases)} cases, {time.perf_counter() - t0:.0f} s", flush=True)
             counts[out.klass] += 1
             families[out.case.family] = families.get(out.case.family, 0) + 1
+            by_family.setdefault(out.case.family, {k: 0 for k in CLASSES})[out.klass] += 1
             cpu_total += out.cpu
             slowest = sorted(slowest + [out], key=lambda o: -o.cpu)[:5]
             if out.klass != "ok" or args.show_ok:
@@ -177,6 +292,12 @@ def main() -> int:
     print("classes: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     print(f"CPU of the cases {cpu_total:.0f} s, wall {time.perf_counter() - t0:.0f} s "
           f"(this process {time.process_time() - c0:.0f} s)")
+    print("\n| family | cases | traceback | internal | over time / memory | accepted invalid | unlocated | other exit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for family, row in [*by_family.items(), ("all", counts)]:
+        print(f"| {family} | {sum(row.values()):,} | {row['traceback']} | {row['internal']} | "
+              f"{row['over time']} / {row['over memory']} | {row['accepted invalid']} | {row['unlocated']} | "
+              f"{row['other exit']} |")
     print("slowest: " + "; ".join(f"{o.cpu:.1f} s {o.case.name[:80]}" for o in slowest))
     return 0 if counts["ok"] == len(cases) else 1
 

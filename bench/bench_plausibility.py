@@ -10,7 +10,7 @@
    global batch 1,024 (winner ``dp64 tp4 pp1 cp2 mb1 z2`` before, ZeRO-2 priced
    with ZeRO-1's communication).
 
-    nice .venv/bin/python bench/bench_plausibility.py                    # all (tens of CPU minutes)
+    nice .venv/bin/python bench/bench_plausibility.py                    # all (about a CPU minute with the pruned search, 2026-11-28)
     nice .venv/bin/python bench/bench_plausibility.py --only 1 --ask 1 2 # two of the six questions
 """
 

@@ -13,15 +13,21 @@ Models (``--model``, repeatable; ``all`` is every one):
   all-reduces overlap the backward);
 * ``fsdp``: FSDP2, ``fully_shard`` on every block and on the root (parameter
   all-gathers before forward and backward, gradient reduce-scatters after);
+* ``fsdp-noreshard``: the same with ``reshard_after_forward=False`` (the
+  parameters gathered in the forward stay for the backward: no all-gathers
+  there);
 * ``tp``: tensor parallel, ``parallelize_module`` with the first Linear of each
   block column-wise and the second row-wise (an all-reduce after each block in
   forward and in backward).
 
 Usage::
 
-    python bench/make_traces.py OUT [--model ddp --model fsdp] [--ranks 2] [--steps 3]
+    python bench/make_traces.py OUT [--model ddp --model fsdp] [--ranks 2] [--steps 3] [--tag T]
 
-writes ``OUT/ddp/rank0.json`` ... (``--gzip``: ``rank0.json.gz``). It needs
+writes ``OUT/ddp/rank0.json`` ... (``--gzip``: ``rank0.json.gz``; ``--tag T``:
+``OUT/ddp-T/``). The default model is 4 blocks of width 512 on 128 rows per
+rank: wide enough that a block's backward takes as long as a gloo all-reduce
+of its gradients, so DDP's overlap is there to measure. It needs
 torch (``pip install schedcc[torch]``); ``tests/data/traces/README.md`` says
 which command made the traces kept in the repository.
 """
@@ -34,7 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-MODELS = ("ddp", "fsdp", "tp")
+MODELS = ("ddp", "fsdp", "fsdp-noreshard", "tp")
 
 
 def _model(torch, layers: int, hidden: int):
@@ -66,11 +72,12 @@ def _worker(rank: int, opts: argparse.Namespace, model_name: str, store: str, ou
     if model_name == "ddp":
         from torch.nn.parallel import DistributedDataParallel
         model = DistributedDataParallel(model, bucket_cap_mb=opts.bucket_mb)
-    elif model_name == "fsdp":
+    elif model_name.startswith("fsdp"):
         from torch.distributed.fsdp import fully_shard
+        keep = {"reshard_after_forward": False} if model_name == "fsdp-noreshard" else {}
         for block in model:
-            fully_shard(block)
-        fully_shard(model)
+            fully_shard(block, **keep)
+        fully_shard(model, **keep)
     else:
         from torch.distributed.device_mesh import init_device_mesh
         from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
@@ -100,7 +107,7 @@ def _worker(rank: int, opts: argparse.Namespace, model_name: str, store: str, ou
 def make(out: Path, model_name: str, opts: argparse.Namespace) -> Path:
     """Run *model_name* on ``opts.ranks`` processes; returns the folder of its traces."""
     import torch.multiprocessing as mp
-    folder = out / model_name
+    folder = out / (f"{model_name}-{opts.tag}" if opts.tag else model_name)
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("rank*.json*"):
         old.unlink()
@@ -115,20 +122,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="folder to write OUT/MODEL/rankN.json into")
     parser.add_argument("--model", action="append", choices=MODELS + ("all",),
-                        help="ddp, fsdp, tp or all (repeatable; default ddp and fsdp)")
+                        help="ddp, fsdp, fsdp-noreshard, tp or all (repeatable; default ddp and fsdp)")
     parser.add_argument("--ranks", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
     parser.add_argument("--layers", type=int, default=4, help="blocks (default 4)")
-    parser.add_argument("--hidden", type=int, default=128, help="model width (default 128)")
-    parser.add_argument("--batch", type=int, default=64, help="rows per rank and step (default 64)")
-    parser.add_argument("--bucket-mb", type=float, default=0.25, help="DDP bucket size in MiB (default 0.25)")
+    parser.add_argument("--hidden", type=int, default=512, help="model width (default 512)")
+    parser.add_argument("--batch", type=int, default=128, help="rows per rank and step (default 128)")
+    parser.add_argument("--bucket-mb", type=float, default=1.0, help="DDP bucket size in MiB (default 1)")
+    parser.add_argument("--tag", default="", help="write OUT/MODEL-TAG instead of OUT/MODEL")
     parser.add_argument("--gzip", action="store_true", help="write rankN.json.gz")
     opts = parser.parse_args(argv)
     models = opts.model or ["ddp", "fsdp"]
     if "all" in models:
         models = list(MODELS)
-    if opts.ranks < 2 or opts.steps < 1 or opts.layers < 1 or opts.hidden < 8 or opts.batch < 1:
-        parser.error("need --ranks >= 2, --steps >= 1, --layers >= 1, --hidden >= 8, --batch >= 1")
+    if not 2 <= opts.ranks <= 64 or not 1 <= opts.steps <= 100 or not 1 <= opts.layers <= 256 \
+            or not 8 <= opts.hidden <= 16384 or not 1 <= opts.batch <= 65536 or not 0 < opts.bucket_mb <= 1024:
+        parser.error("need 2 <= --ranks <= 64, 1 <= --steps <= 100, 1 <= --layers <= 256, 8 <= --hidden <= 16384, "
+                     "1 <= --batch <= 65536, 0 < --bucket-mb <= 1024")
+    if opts.tag and not all(c.isalnum() or c in "-_." for c in opts.tag):
+        parser.error(f"--tag {opts.tag!r}: letters, digits, '-', '_' and '.' only")
     if "tp" in models and (4 * opts.hidden) % opts.ranks:
         parser.error("--model tp: 4 x --hidden must divide by --ranks")
     for name in dict.fromkeys(models):

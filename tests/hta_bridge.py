@@ -4,11 +4,12 @@ HTA (``holistictraceanalysis``) measures computation-communication overlap on
 GPU kernels only; on a CPU run it finds none. :func:`as_gpu` rewrites a CPU
 run's trace as HTA would see the same run on a GPU, written here from the raw
 JSON (not with schedcc's reader, so that the comparison checks schedcc's
-classification too): per thread, the *leaf* CPU operators (no other operator
-nested inside them; communication calls left out) become computation kernels
-on stream 7, and on the threads whose outermost events are all ``gloo:*``
+classification too): on the threads whose outermost events are all ``gloo:*``
 (ProcessGroupGloo's workers) those collectives become NCCL kernels on stream
-20. Each kernel gets a ``cudaLaunchKernel`` at its own start on the CPU
+20; on the other threads, the time whose innermost event is a CPU operator
+(``cat`` ``cpu_op``) with no collective call (``c10d::*``,
+``_c10d_functional::*``) around it becomes computation kernels on stream 7,
+one per stretch (docs/traces.md, "Exposed communication"). Each kernel gets a ``cudaLaunchKernel`` at its own start on the CPU
 thread, and the ``ProfilerStep#N`` events are kept, so HTA's default window
 (kernels launched before the last profiled step) applies as on a GPU run.
 """
@@ -38,6 +39,42 @@ def _outermost(events: list[dict]) -> list[dict]:
     return out
 
 
+def _computing(evs: list[dict]) -> list[tuple[float, float]]:
+    """The stretches of one thread whose innermost event is a CPU operator outside collective calls."""
+    evs = sorted(evs, key=lambda e: (e["ts"], -e["dur"]))
+    stack: list[dict] = []
+    own: dict[int, list] = {}          # id(event) -> [event, its interval, children's intervals, in a comm call]
+    for e in evs:
+        while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+            stack.pop()
+        if stack and e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"] + 1e-3:
+            stack = []                     # not nested: a new outermost event
+        parent = stack[-1] if stack else None
+        in_comm = e["name"].startswith(COMM_CALLS) or (parent is not None and own[id(parent)][3])
+        own[id(e)] = [e, (e["ts"], e["ts"] + e["dur"]), [], in_comm]
+        if parent is not None:
+            own[id(parent)][2].append((e["ts"], e["ts"] + e["dur"]))
+        stack.append(e)
+    spans = []
+    for e, (a, b), kids, in_comm in own.values():
+        if e.get("cat") != "cpu_op" or in_comm:
+            continue
+        t = a
+        for s, f in sorted(kids):
+            if s > t:
+                spans.append((t, min(s, b)))
+            t = max(t, f)
+        if t < b:
+            spans.append((t, b))
+    out: list[list[float]] = []
+    for s, f in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], f)
+        elif f > s:
+            out.append([s, f])
+    return [(s, f) for s, f in out]
+
+
 def as_gpu(doc: dict) -> dict:
     """*doc* (a CPU run's trace) as a GPU run's; see the module docstring."""
     xs = [e for e in doc["traceEvents"] if e.get("ph") == "X" and isinstance(e.get("tid"), int)]
@@ -61,11 +98,8 @@ def as_gpu(doc: dict) -> dict:
             for e in top:
                 kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", e, 20)
             continue
-        ops = sorted((e for e in evs if e.get("cat") == "cpu_op"), key=lambda e: (e["ts"], -e["dur"]))
-        for i, e in enumerate(ops):
-            nested = i + 1 < len(ops) and ops[i + 1]["ts"] < e["ts"] + e["dur"]
-            if not nested and not e["name"].startswith(COMM_CALLS):
-                kernel("compute_" + e["name"], e, 7)
+        for i, (a, b) in enumerate(_computing(evs)):
+            kernel(f"compute_{i}", {"ts": a, "dur": b - a}, 7)
     meta = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}}]
     return {"schemaVersion": 1, "distributedInfo": doc["distributedInfo"], "deviceProperties": [],
             "traceEvents": meta + out}

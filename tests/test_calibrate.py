@@ -86,6 +86,22 @@ def test_unstable_fit_says_so(truth):
     assert fit.unstable and "net_latency" in fit.unstable[0]
 
 
+def test_fit_on_auto_picks_runs_that_tell_the_constants_apart_without_their_steps(truth):
+    names = ["compute", "net_efficiency"]
+    fit = calibrate(parse_runs(runs_text(truth, fit_on=("auto",), constants=names), "r.toml"))
+    picked = fit.summary()["fitted"]
+    assert len(picked) == 2 and not fit.unstable
+    assert any(n.startswith("fitted runs chosen by their sensitivities") and ", ".join(picked) in n
+               for n in fit.notes)
+    compute, net = fit.constants
+    assert compute.value == pytest.approx(0.6, rel=0.05) and net.value == pytest.approx(0.3, rel=0.15)
+    assert fit.summary()["held_out_worst_error"] < 0.05
+    # the choice looks at the configurations only: other measured steps, the same runs
+    other = {rid: t * (1.5 if rid in picked else 0.7) for rid, t in truth.items()}
+    text = runs_text(other, fit_on=(), constants=names).replace("[fit]\n", '[fit]\non = "auto"\n')
+    assert calibrate(parse_runs(text, "r.toml")).summary()["fitted"] == picked
+
+
 def run_cli(tmp_path, text, *extra):
     runs = tmp_path / "runs.toml"
     runs.write_text(text)
@@ -185,7 +201,7 @@ def test_a_real_torch_profiler_trace(tmp_path):
 @pytest.mark.parametrize("name", ["jeanzay-a100-bloom.toml", "a100-40gb-mosaic.toml"])
 def test_published_calibration_files_parse_and_predict(name):
     inp = read_runs(str(ROOT / "examples" / "calibration" / name))
-    assert len(inp.runs) >= 20 and inp.fit_on and len(inp.fit_on) == 2
+    assert len(inp.runs) >= 20 and inp.fit_on and (len(inp.fit_on) == 2 or inp.fit_on == ["auto"])
     base, _ = base_cluster(inp)
     step = predict_steps(inp.runs[:1], base)[0]
     assert 0.5 < inp.runs[0].step_time_s / step < 2.0

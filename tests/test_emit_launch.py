@@ -38,6 +38,8 @@ PLANS = {
     "z3": "tp=1,pp=1,cp=1,microbatch=2,zero=3,recompute=full",
     "z1": "tp=2,pp=1,cp=1,microbatch=1,zero=1,recompute=full,overlap=none",
     "vpp": "tp=1,pp=4,cp=1,microbatch=1,schedule=interleaved,virtual=2,zero=0,recompute=full",
+    # uneven model chunks under interleaving (1, 3, 3, 1 layers): only Megatron-Core's explicit layout says it
+    "uneven-vpp": "tp=1,pp=2,cp=1,microbatch=1,schedule=interleaved,virtual=2,trim=2,zero=0,recompute=full",
 }
 
 
@@ -63,6 +65,8 @@ MEGATRON_TRAINING_OPTIONS = {
     "--overlap-param-gather": "flag", "--grad-reduce-in-bf16": "flag",
     "--data-parallel-sharding-strategy": ("no_shard", "optim", "optim_grads", "optim_grads_params"),
 }
+# not options of Megatron-LM any more or not what the plan priced: never emitted
+MEGATRON_NEVER = ("--use-flash-attn",)
 # options that are fields of megatron-core's config classes (Megatron-LM builds them from the dataclasses)
 TRANSFORMER_FIELDS = {"--num-layers": "num_layers", "--hidden-size": "hidden_size",
                       "--ffn-hidden-size": "ffn_hidden_size", "--num-attention-heads": "num_attention_heads",
@@ -71,7 +75,8 @@ TRANSFORMER_FIELDS = {"--num-layers": "num_layers", "--hidden-size": "hidden_siz
                       "--context-parallel-size": "context_parallel_size", "--sequence-parallel": "sequence_parallel",
                       "--recompute-granularity": "recompute_granularity", "--recompute-method": "recompute_method",
                       "--recompute-num-layers": "recompute_num_layers", "--tp-comm-overlap": "tp_comm_overlap",
-                      "--bf16": "bf16"}
+                      "--bf16": "bf16", "--attention-backend": "attention_backend",
+                      "--pipeline-model-parallel-layout": "pipeline_model_parallel_layout"}
 
 
 def parse_megatron(words: list[str]) -> dict[str, object]:
@@ -90,6 +95,7 @@ def parse_megatron(words: list[str]) -> dict[str, object]:
 
 def check_megatron_schema(args: dict[str, object]) -> None:
     for opt, value in args.items():
+        assert opt not in MEGATRON_NEVER, opt
         if opt in TRANSFORMER_FIELDS:
             continue
         assert opt in MEGATRON_TRAINING_OPTIONS, f"{opt} is no Megatron-LM option"
@@ -116,7 +122,7 @@ def test_megatron_arguments_against_its_documented_options(plans, name):
         check_megatron_schema({**args, "--tensor-paralel-size": "2"})
 
 
-@pytest.mark.parametrize("name", ["pp", "tp", "z3", "z1", "vpp"])
+@pytest.mark.parametrize("name", ["pp", "tp", "z3", "z1", "vpp", "uneven-vpp"])
 def test_megatron_arguments_build_megatron_core_configs(plans, name):
     pytest.importorskip("megatron.core.transformer", reason="megatron-core is not installed (python3 tasks.py test "
                                                             "installs it)")
@@ -138,13 +144,26 @@ def test_megatron_arguments_build_megatron_core_configs(plans, name):
         kw["num_layers_in_first_pipeline_stage"] = int(args["--decoder-first-pipeline-num-layers"])
         kw["num_layers_in_last_pipeline_stage"] = int(args["--decoder-last-pipeline-num-layers"])
     kw["gated_linear_unit"] = "--swiglu" in args
-    if kw.get("tp_comm_overlap"):
-        kw["sequence_parallel"] = True
+    if "attention_backend" in kw:
+        from megatron.core.transformer.enums import AttnBackend
+        kw["attention_backend"] = AttnBackend[kw["attention_backend"]]
+    if kw.get("tp_comm_overlap"):   # Megatron-LM refuses --tp-comm-overlap without --sequence-parallel
+        assert kw.get("sequence_parallel"), args
+    cand = out.chosen.candidate
+    if "pipeline_model_parallel_layout" in kw:   # the layout carries the chunks: no other split option
+        assert "--num-layers-per-virtual-pipeline-stage" not in args and "--decoder-first-pipeline-num-layers" not in args
+        kw["virtual_pipeline_model_parallel_size"] = cand.virtual if cand.virtual > 1 else None
     if kw.get("pipeline_model_parallel_size", 1) > 1:
         import torch
         kw["pipeline_dtype"] = torch.bfloat16      # Megatron-LM sets it from --bf16
     cfg = TransformerConfig(**kw)        # its __post_init__ checks the combination
     assert cfg.tensor_model_parallel_size == out.chosen.candidate.tp
+    if cfg.pipeline_model_parallel_layout is not None:   # the layout Megatron-Core parsed is the plan's split
+        layout = cfg.pipeline_model_parallel_layout
+        layout.validate_layer_layout(MODEL.layers, None)
+        per_chunk = [sum(1 for t in layout.layout[i % cand.pp][i // cand.pp] if t.name == "decoder")
+                     for i in range(cand.pp * cand.virtual)]
+        assert per_chunk == [1, 3, 3, 1] and cand.trim == 2, per_chunk
     ddp = DistributedDataParallelConfig(
         use_distributed_optimizer="--use-distributed-optimizer" in args,
         use_megatron_fsdp="--use-megatron-fsdp" in args,
@@ -210,6 +229,16 @@ def test_torchtitan_toml_is_accepted_by_its_parser(plans, tmp_path, name):
         ConfigManager().parse_args(["--job.config_file", str(path)])
 
 
+def test_torchtitan_holds_fsdp_weights_under_a_pipeline_as_priced():
+    """FSDP under a pipeline schedule is priced without resharding (planner.frameworks): the TOML
+    must not ask torchtitan to reshard after every forward."""
+    from schedcc.planner.space import Settings
+    res = plan(MODEL, "dgx-h100", gpus=4, global_batch=16, workers=1, settings=Settings(framework="torchtitan"),
+               fix="dp=2,tp=1,pp=2,cp=1,microbatch=1,schedule=1f1b,zero=3,reshard=0,recompute=full")
+    text = emit(res, "torchtitan").text
+    assert 'fsdp_reshard_after_forward = "never"' in text
+
+
 def test_torchtitan_passes_over_what_it_cannot_run(plans):
     from schedcc.errors import SchedccError
     with pytest.raises(SchedccError, match="no feasible candidate of this plan can run on torchtitan"):
@@ -253,6 +282,38 @@ def test_deepspeed_json_is_accepted_by_its_config_class(plans, monkeypatch, name
     bad["zero_optimization"]["stages"] = 2
     with pytest.raises(Exception):   # and it refuses an unknown ZeRO key
         dsc.DeepSpeedConfig(bad, mpu=MPU())
+
+
+def test_deepspeed_json_follows_the_framework_the_plan_priced(monkeypatch):
+    """Planned as DeepSpeed runs it (--framework deepspeed: ZeRO-2 in 500M-element buckets), the
+    JSON carries that stage and that bucket, and DeepSpeed's config class accepts it."""
+    pytest.importorskip("deepspeed.runtime.config", reason="deepspeed is not installed")
+    import deepspeed.runtime.config as dsc
+    from schedcc.planner.space import Settings
+    res = plan(MODEL, "dgx-h100", gpus=8, global_batch=32, workers=1, settings=Settings(framework="deepspeed"),
+               fix="tp=1,pp=1,cp=1,microbatch=2,zero=2,recompute=none")
+    out = emit(res, "deepspeed")
+    cfg = json.loads(out.text)
+    assert cfg["zero_optimization"]["stage"] == 2 == out.chosen.candidate.zero
+    assert cfg["zero_optimization"]["reduce_bucket_size"] == 500_000_000
+    assert cfg["communication_data_type"] == "bf16"   # ZeRO-2 reduces its bf16 partition (frameworks.toml)
+
+    class MPU:
+        def get_data_parallel_world_size(self):
+            return 8
+
+        def get_model_parallel_world_size(self):
+            return 1
+
+        def get_data_parallel_rank(self):
+            return 0
+
+        def get_model_parallel_rank(self):
+            return 0
+
+    monkeypatch.setattr(dsc.dist, "get_rank", lambda *a, **k: 0)
+    parsed = dsc.DeepSpeedConfig(cfg, mpu=MPU())
+    assert parsed.zero_optimization_stage == 2 and parsed.zero_config.reduce_bucket_size == 500_000_000
 
 
 def test_cli_emit_writes_with_the_report_and_refuses_unknown(tmp_path, capsys):

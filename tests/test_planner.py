@@ -73,6 +73,7 @@ def test_rules_tp_inside_node_and_divisibility():
     ("zero=3,pp=2", "contradictory --fix"),
     ("overlap=tp3", "unknown overlap transformation"),
     ("tp=2,tp=4", "gives tp twice"),
+    ("tp=2,tp=2", "gives tp=2 twice"),
 ])
 def test_contradictory_or_bad_fix(fix, message):
     with pytest.raises(SchedccError, match=message):

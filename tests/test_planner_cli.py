@@ -50,7 +50,9 @@ def run(args, capsys):
 ])
 def test_bad_input_exits_2_with_a_message_and_writes_nothing(args, message, capsys, tmp_path):
     svg, report = tmp_path / "p.svg", tmp_path / "p.json"
-    code, out, err = run([*args, "--svg", svg, "-o", report], capsys)
+    # --progress off: a search slower than the progress interval (a loaded machine) would print
+    # a progress line before the error
+    code, out, err = run([*args, "--progress", "off", "--svg", svg, "-o", report], capsys)
     assert code == 2, err
     assert message in err and err.startswith(("error:", "<command line>:1:"))
     assert "Traceback" not in err and out == ""

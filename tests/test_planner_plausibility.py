@@ -40,3 +40,15 @@ def test_a_cheap_question_rescored_as_its_framework():
     assert r["rows"] and not math.isnan(r["low"])
     table = markdown([r])
     assert "| Llama 3 8B on 8 H100 (pinned) |" in table and "winners within the published range" in table
+
+
+def test_a_winner_no_framework_runs_is_searched_again_as_megatron():
+    # a zero-bubble schedule is offered by no framework of PREFERENCE: the question is searched
+    # again as Megatron-LM (the pins it cannot run dropped) and that winner is the answer
+    q = Question("Llama 3 8B on 16 H100, zero-bubble (pinned)", "llama3-8b", 16, 64, "dgx-h100",
+                 fix="tp=1,pp=2,cp=1,microbatch=1,schedule=zb-h1,zero=1,recompute=full")
+    r = ask(q, workers=1)
+    assert "zb-h1" in r["winner"] and r["framework"] == "megatron"
+    assert r["searched_again"] and "zb-h1" not in r["searched_again"] and "pp2" in r["searched_again"]
+    assert r["rescored_mfu"] is not None and 0.2 < r["rescored_mfu"] < 0.7
+    assert "searched again as megatron" in markdown([r])

@@ -180,3 +180,13 @@ def test_predicted_cycles_agree_with_llvm_mca_on_the_imported_model(tmp_path):
             total += 1
             close += abs(predicted - mca) <= 0.05 * mca
     assert total >= 10 and close >= 0.9 * total, (close, total)
+
+
+def test_auipc_stays_under_the_pcrel_hi_label_its_pcrel_lo_names():
+    """clang writes `.Lpcrel_hiN:` right above an auipc that a later %pcrel_lo names: moving
+    anything between them makes llvm-mc refuse the file ('could not find corresponding %pcrel_hi')."""
+    text = ("f:\n\tcall\tadi\n.Lpcrel_hi1:\n\tauipc\ta3, %pcrel_hi(.LCPI0_1)\n\tli\ta0, 320\n"
+            "\tld\ta2, %pcrel_lo(.Lpcrel_hi1)(a3)\n\tlui\ta1, 1\n\taddiw\ta1, a1, 1888\n\tadd\ta1, a1, sp\n\tret\n")
+    src = parse_source(text, "pcrel.s")
+    out = src.render(schedule_program(src.program, "sifive-u74").scheduled_program()).splitlines()
+    assert out[out.index(".Lpcrel_hi1:") + 1] == "\tauipc\ta3, %pcrel_hi(.LCPI0_1)"

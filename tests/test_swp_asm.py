@@ -123,8 +123,9 @@ def test_callee_saved_registers_are_saved_when_the_free_ones_do_not_suffice():
 
 def test_with_few_registers_the_ii_grows_until_the_code_fits(monkeypatch):
     import schedcc.swp.asm_codegen as asm_codegen
+    from schedcc.swp.asm_isa import LOONGARCH
     monkeypatch.setattr(asm_codegen, "free_registers", lambda *args: ["$t0", "$ft0"])
-    monkeypatch.setattr(asm_codegen, "CALLEE_SAVED_ORDER", ())
+    monkeypatch.setattr(LOONGARCH, "callee_saved_order", ())
     res = pipeline_source(parse_source((SWP / "kernels-O2.s").read_text(), "k.s"), "la464")
     saxpy = res.loops[0]
     attempts = saxpy.schedule.attempts

@@ -101,8 +101,9 @@ def test_code_made_with_few_registers_computes_the_same(tmp_path, monkeypatch):
     """Two free registers and no callee-saved ones: larger IIs, copies packed tightly."""
     need(*TOOLS)
     import schedcc.swp.asm_codegen as asm_codegen
+    from schedcc.swp.asm_isa import LOONGARCH
     monkeypatch.setattr(asm_codegen, "free_registers", lambda *args: ["$t0", "$ft0"])
-    monkeypatch.setattr(asm_codegen, "CALLEE_SAVED_ORDER", ())
+    monkeypatch.setattr(LOONGARCH, "callee_saved_order", ())
     program = kernels_program(tmp_path, "-O1", "s")
     result, pipelined = _pipeline(program, "la464")
     assert sum(r.pipelined for r in result.loops) >= 6

@@ -80,8 +80,39 @@ def is_ascend(target: Target) -> bool:
     return isinstance(target.raw.get("ascend"), dict)
 
 
+MAX_BUFFER_BYTES = 2**32  # an on-chip buffer's capacity or alignment: 4 GiB, thousands of times the largest
+MAX_EVENT_IDS = 64  # the 910B has 8 per pipe pair; the sync pass keeps a table per ID (2**70 ran out of memory)
+
+
 def _fail(target: Target, key: str, message: str) -> SchedccError:
-    return SchedccError(f"{target.path or target.name}: key '{key}': {message}")
+    """An error naming *key*, at its line when the model is a file (else the caller locates
+    it: ``--set`` on the command line)."""
+    import os
+    from schedcc.target.load import _Validator
+    text = None
+    if target.path and os.path.isfile(target.path):
+        try:
+            with open(target.path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            text = None
+    return _Validator(target.path or target.name, text).fail(key, message)
+
+
+def _copy_params(target: Target) -> None:
+    """A copy's ``bandwidth`` (bytes per cycle) is greater than 0 and its ``startup`` (cycles)
+    from 0 to a fixed latency's bound (1,000,000 cycles): a negative one makes every copy's
+    latency shrink with its size, and real start-ups take hundreds of cycles."""
+    from schedcc.target.load import MAX_CYCLES
+    for cls in target.classes:
+        params = dict(cls.params)
+        for pname, bad, rule in (
+                ("bandwidth", lambda v: v <= 0, "greater than 0 (bytes per cycle)"),
+                ("startup", lambda v: not 0 <= v <= MAX_CYCLES,
+                 f"from 0 to {MAX_CYCLES:,} cycles (a fixed latency's bound; real start-ups take hundreds)")):
+            value = params.get(pname)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and bad(value):
+                raise _fail(target, f"classes.{cls.name}.params.{pname}", f"must be {rule}, got {value!r}")
 
 
 @functools.lru_cache(maxsize=32)
@@ -97,8 +128,10 @@ def ascend_model(target: Target) -> AscendModel:
     if not isinstance(clock, (int, float)) or isinstance(clock, bool) or clock <= 0:
         raise _fail(target, "ascend.clock_ghz", f"expected a positive number, got {clock!r}")
     ids = table.get("event_ids", 8)
-    if not isinstance(ids, int) or isinstance(ids, bool) or ids < 1:
-        raise _fail(target, "ascend.event_ids", f"expected a positive integer, got {ids!r}")
+    if not isinstance(ids, int) or isinstance(ids, bool) or not 1 <= ids <= MAX_EVENT_IDS:
+        raise _fail(target, "ascend.event_ids", f"expected a whole number from 1 to {MAX_EVENT_IDS} (event IDs per "
+                    f"pipe pair: the 910B has 8, and the sync pass keeps a table per ID), got {ids!r}")
+    _copy_params(target)
     events = table.get("events", [])
     if not isinstance(events, list) or not all(isinstance(e, str) and "_" in e for e in events):
         raise _fail(target, "ascend.events", "expected a list of SRC_DST pipe pairs like \"MTE2_V\"")
@@ -113,8 +146,9 @@ def ascend_model(target: Target) -> AscendModel:
             raise _fail(target, key, "expected a table with capacity and align")
         cap, align = spec.get("capacity"), spec.get("align", 1)
         for what, value in (("capacity", cap), ("align", align)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise _fail(target, f"{key}.{what}", f"expected a positive integer (bytes), got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_BUFFER_BYTES:
+                raise _fail(target, f"{key}.{what}", f"expected a whole number of bytes from 1 to 4 GiB (on-chip "
+                            f"buffers hold KiB to MiB: UB 192 KiB on the 910B), got {value!r}")
         buffers[name] = BufferSpec(name, cap, align)
     flows: list[tuple[str, Dataflow]] = []
     for pattern, spec in (table.get("dataflow") or {}).items():

@@ -23,6 +23,7 @@ examples:
   schedcc calibrate examples/calibration/jeanzay-a100-bloom.toml -o jeanzay.toml
   schedcc plan llama3-70b --gpus 384 --global-batch 2048 --target jeanzay.toml
   schedcc calibrate runs.toml --fit-on a,b --constants compute,net_efficiency
+  schedcc calibrate runs.toml --fit-on auto --constants attention_efficiency,net_efficiency
   schedcc calibrate runs.toml --format json"""
 
 
@@ -31,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="CLUSTER.toml",
                         help="write the fitted cluster file (nothing is written when the input is refused)")
     parser.add_argument("--fit-on", metavar="ID,...",
-                        help="the runs to fit (the others are held out); default: [fit] on, or the runs "
+                        help="the runs to fit (the others are held out); 'auto': the two (or one per constant) "
+                             "whose sensitivities tell the constants apart best, chosen without looking at "
+                             "their measured steps; default: [fit] on, or the runs "
                              "marked fit = true, or every run not marked fit = false")
     parser.add_argument("--constants", metavar="NAME,...",
                         help="the constants to fit: compute, gemm_efficiency, attention_efficiency, "
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     fit_on = _names(args.fit_on)
     ids = [r.id for r in inp.runs]
     for x in fit_on or ():
-        if x not in ids:
+        if x not in ids and fit_on != ["auto"]:
             raise option_error(args, "--fit-on", f"--fit-on: no run of {args.runs} has the id '{x}'",
                                notes=["runs: " + ", ".join(ids)])
     try:

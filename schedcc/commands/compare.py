@@ -44,11 +44,13 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.training.graph import build_training_graph
     from schedcc.training.policies import POLICIES
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
-    for p in policies:
+    for k, p in enumerate(policies):
         if p not in POLICIES:
-            raise SchedccError(f"unknown policy '{p}'", notes=["policies: " + ", ".join(POLICIES)])
+            raise SchedccError(f"--policies: unknown policy '{p}'", notes=["policies: " + ", ".join(POLICIES)])
+        if p in policies[:k]:
+            raise SchedccError(f"--policies: '{p}' is named twice", notes=["each policy is one column of the table"])
     if not policies:
-        raise SchedccError("--policies names no policy")
+        raise SchedccError("--policies names no policy", notes=["policies: " + ", ".join(POLICIES)])
     check_outputs(outputs(args, ("--trace",), ("--timeline",)), (args.file,))
     text, name = read_input(args.file)
     with located(text, name):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from schedcc.commands.values import size
@@ -68,8 +69,8 @@ def _size(text: str) -> float:
     greater than 0 and at most :data:`MAX_ACTIVATIONS` or :data:`MAX_BYTES`."""
     from schedcc.frontends.ir_text import UNIT_SCALE
     import re
-    m = re.fullmatch(r"\s*([0-9]{0,20}\.?[0-9]{1,20})\s*([A-Za-z]*)\s*", text)
-    if not m or (m.group(2) and m.group(2) not in UNIT_SCALE):
+    m = re.fullmatch(r"\s*([0-9]{0,20}\.?[0-9]{1,20}(?:[eE][+-]?[0-9]{1,4})?)\s*([A-Za-z]*)\s*", text)
+    if not m or (m.group(2) and not (m.group(2) in UNIT_SCALE and m.group(2).endswith("B"))):
         raise SchedccError(f"--memory-limit: cannot read '{text}'", notes=["write a number, or bytes like 20GiB"])
     value = float(m.group(1)) * (UNIT_SCALE[m.group(2)] if m.group(2) else 1)
     hi, what = (MAX_BYTES, "bytes; a petabyte per device") if m.group(2) else \
@@ -132,8 +133,13 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
     limit = None
     if args.memory_limit is not None:
         limit = _size(args.memory_limit)
-        if act_bytes:
-            limit = limit / act_bytes if any(c.isalpha() for c in args.memory_limit) else limit
+        in_bytes = re.search(r"[A-Za-z]\s*$", args.memory_limit) is not None
+        if in_bytes and not act_bytes:
+            raise SchedccError(f"--memory-limit: '{args.memory_limit}' is bytes, which needs --target",
+                               notes=["a cluster model says how many bytes one microbatch's activations take; "
+                                      "without one, write a count of them (e.g. 4)"])
+        if act_bytes and in_bytes:
+            limit = limit / act_bytes
         if limit <= 0:
             raise SchedccError("--memory-limit must be positive")
     if lists is not None:
@@ -149,6 +155,9 @@ def _run(args: argparse.Namespace, imported: tuple[str, str] | None) -> int:
             if act_bytes and limit is not None:
                 err.notes.append(f"one microbatch's activations on one stage take {act_bytes / 2**30:.3g} GiB, "
                                  f"so --memory-limit {args.memory_limit} is {limit:.3g} of them")
+            if limit is not None and err.loc is None and "limit" in err.message:  # the option to change
+                from schedcc.commands.values import option_error
+                raise option_error(args, "--memory-limit", err.message, err.notes) from None
             raise
     notes = []
     if args.trace:

@@ -83,9 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fw.add_argument("--framework", default="any", metavar="NAME",
                     help="search only what this software can run, priced as it runs it: " + ", ".join(names())
                     + " (default any: every technique)")
-    fw.add_argument("--attention", choices=("flash", "unfused"), default=None,
-                    help="attention kernel: fused (FlashAttention) or QK^T, softmax, dropout, PV apart "
-                         "(default: the framework's first)")
+    fw.add_argument("--attention", choices=("flash", "unfused", "triton"), default=None,
+                    help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, or "
+                         "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton) (default: the "
+                         "framework's first)")
     overlap = fw.add_mutually_exclusive_group()
     overlap.add_argument("--grad-overlap", action="store_true",
                          help="reduce gradients under the backward that produces them (torch DDP's buckets)")
@@ -102,6 +103,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                        "the framework's)")
     fw.add_argument("--fp32-params", action="store_true", default=None,
                     help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
+    fw.add_argument("--optimizer-bytes", type=whole(0, 16, "optimizer state bytes per parameter"), default=None,
+                    help="optimizer state bytes per parameter before sharding: 12 (fp32 master weight and Adam's "
+                         "moments), 8 (fp32 parameters are the master), 10 (NeMo distributed_fused_adam, bf16 "
+                         "parameters), 4 (its bf16 moments); default: the framework's")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set gemm_efficiency=0.7 (repeatable)")
 
@@ -150,9 +155,13 @@ def run(args: argparse.Namespace) -> int:
             notes=[PLANNER_TARGETS])
     given = {"attention": args.attention, "grad_reduce_bytes": args.grad_reduce_bytes,
              "bucket_elements": args.bucket_elements, "fp32_params": args.fp32_params,
+             "optimizer_bytes": args.optimizer_bytes,
              "grad_overlap": False if args.no_grad_overlap else True if args.grad_overlap else None,
              "param_gather_overlap": False if args.no_param_gather_overlap else None}
     settings = Settings(framework=args.framework, **{k: v for k, v in given.items() if v is not None})
+    for given in args.fix or ():
+        if not given.replace(",", "").strip():
+            raise SchedccError("--fix names no dimension", notes=["for example --fix tp=8,pp=8"])
     fix = ",".join(args.fix) if args.fix else None
     progress = {"auto": None, "on": True, "off": False}[args.progress]
     try:

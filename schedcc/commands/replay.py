@@ -25,7 +25,8 @@ examples:
   schedcc replay traces/                          (rank0.json, rank1.json, ...)
   schedcc replay traces/ --bucket-mb 4 --trace whatif.json
   schedcc replay rank0.json rank1.json --policy priority --partition-mb 1
-  schedcc replay tp-traces/ --tp-chunks 4 --timeline tp.svg --format json"""
+  schedcc replay tp-traces/ --tp-chunks 4 --timeline tp.svg --format json
+  schedcc replay rank-0.json.gz rank-1.json.gz --subset   (2 ranks of a 128-rank job)"""
 
 TP_CHUNKS = whole(2, 64, "chunks per tensor-parallel site; each chunk is a collective of its own")
 
@@ -35,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("traces", nargs="+", metavar="TRACE",
                         help="one Kineto trace per rank (.json or .json.gz), or folders of them")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--subset", action="store_true",
+                        help="the files are some ranks of a larger job (a sample): replay those ranks, each "
+                             "collective among the ranks given, instead of stopping at the ranks missing")
     grp = parser.add_argument_group("what-ifs (one at a time)")
     grp.add_argument("--policy", choices=list(POLICIES),
                      help="schedule the traced step under this policy (host threads keep their order): "
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     asked = _what_if(args)
     files = [str(p) for p in trace_files(args.traces)]
     check_outputs({"--trace": args.trace, "--timeline": args.timeline}, tuple(files))
-    result = replay(files)
+    result = replay(files, subset=args.subset)
     change = what_if(result, **asked) if asked is not None else None
     name = args.traces[0] if len(args.traces) == 1 else f"{len(files)} traces"
     timed = change.timed if change is not None else result.timed

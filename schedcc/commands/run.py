@@ -40,14 +40,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _value(text: str, option: str):
+    import re
     from schedcc.frontends.ir_structure import NumberOutOfRange
     try:
-        return parse_number(text.strip().lstrip("+")) if not text.strip().startswith("-") \
+        value = parse_number(text.strip().lstrip("+")) if not text.strip().startswith("-") \
             else -parse_number(text.strip()[1:])
     except NumberOutOfRange as err:
         raise SchedccError(f"--set {option}: {err}") from None
     except ValueError:
         raise SchedccError(f"--set {option}: '{text}' is not a number") from None
+    mantissa = re.fullmatch(r"\s*[+-]?([0-9._]*)[eE].*", text)
+    if value == 0 and mantissa and re.search(r"[1-9]", mantissa.group(1)):
+        raise SchedccError(f"--set {option}: '{text}' is too small: it rounds to 0 (the smallest number is "
+                           "about 5e-324)")
+    return value
 
 
 def parse_settings(items: list[str]) -> dict:

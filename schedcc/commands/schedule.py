@@ -49,7 +49,7 @@ _DOMAIN_ONLY = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE",
-                        help="program: schedcc IR (.ir), LLVM IR (.ll) or LoongArch assembly (.s); "
+                        help="program: schedcc IR (.ir), LLVM IR (.ll) or LoongArch or RISC-V assembly (.s); "
                              "'-' reads standard input")
     parser.add_argument("--lang", choices=LANGS,
                         help="language of FILE (default: from its extension; .ir otherwise)")

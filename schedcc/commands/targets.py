@@ -42,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
     for option, given in (("--name", args.name), ("--alias", args.alias), ("--output", args.output)):
         if given:
             raise SchedccError(f"{option} goes with 'schedcc targets import --from-llvm TRIPLE CPU'")
-    if args.show:
+    if args.show is not None:
+        if not args.show.strip():
+            raise SchedccError("--show names no model", notes=["'schedcc targets' lists them; a path to a .toml "
+                                                                "file works too"])
         t = load_target(args.show)
         print(f"{t.name}: {t.description}")
         print(f"  file: {t.path}")

@@ -174,12 +174,49 @@ def locate_message(argv: list[str], err: SchedccError) -> SchedccError:
     if err.loc is not None:
         return err
     words = ["schedcc"] + list(argv)
-    for name in re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", err.message):
+    named = re.findall(r"(?<![\w-])--?[A-Za-z][\w-]*", err.message)
+    for name in named:
         if locate_option(words, name):
             located = option_error(argv, name, err.message, err.notes,
                                    value=locate_option(words, name) != locate_option(words, name, value=False))
             return located
+    for quoted in re.findall(r"'([^'\n]*)'", err.message):  # a word of the command line: a file, a name
+        where = locate_text(words, quoted)
+        if where is not None:
+            col, width = where
+            return SchedccError(err.message, Loc(COMMAND_LINE, 1, col), notes=err.notes,
+                                source_line=" ".join(words), width=max(width, 1))
+    if any(name.startswith("--") for name in named):  # options it needs that are not there: at the end
+        return _at_end(list(argv), err.message, err.notes)
     return err
+
+
+_BOUNDARY = "=,:"
+
+
+def locate_text(words: list[str], text: str) -> tuple[int, int] | None:
+    """(column, width) of *text* on the command line *words*: a whole word, or a part of one
+    between ``=``, ``,`` and ``:`` (``--set=nosuch=5``, ``--policies=fifo,nosuch``), the last
+    occurrence; the empty text is an option's empty value (``--show=``). None when it is
+    not there. O(len of the command line)."""
+    found = None
+    for k, word in enumerate(words[1:], start=1):
+        start = len(" ".join(words[:k])) + 2
+        if word == text:
+            found = (start, len(word))
+            continue
+        if not text:
+            if word.endswith("=") and word.startswith("-") and word.count("=") == 1:
+                found = (start + len(word), 0)
+            continue
+        i = word.find(text)
+        while i >= 0:
+            before = i == 0 or word[i - 1] in _BOUNDARY
+            after = i + len(text) == len(word) or word[i + len(text)] in _BOUNDARY
+            if before and after:
+                found = (start + i, len(text))
+            i = word.find(text, i + 1)
+    return found
 
 
 _ARGUMENT = re.compile(r"argument (?P<names>[^:]+): (?P<message>.*)", re.S)

@@ -3,7 +3,7 @@ front end's job for the source's language.
 
 :func:`pipeline_source` is what ``schedcc FILE --pipeline`` runs: schedcc IR
 (:func:`schedcc.swp.pipeliner.pipeline_program`), LLVM IR
-(:func:`schedcc.swp.llvm_pipeline.pipeline_llvm`) or LoongArch assembly
+(:func:`schedcc.swp.llvm_pipeline.pipeline_llvm`) or LoongArch and RISC-V assembly
 (:func:`schedcc.swp.asm_pipeline.pipeline_asm`). Each front end maps its loops
 into the one loop view (:mod:`schedcc.swp.view`); the pipeliner and the code
 generators read that. The pipeliner itself never imports a front end's job.
@@ -38,12 +38,6 @@ def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims"
         from schedcc.swp.llvm_pipeline import pipeline_llvm
         return pipeline_llvm(source, tgt, algorithm, accept, exact=exact)
     if source.lang == "asm":
-        if source.extra.get("isa") == "riscv64":
-            raise SchedccError("--pipeline reads LoongArch assembly, not yet RISC-V assembly: its loops are "
-                               "list-scheduled block by block without --pipeline",
-                               notes=["pipeline the LLVM IR instead, for any target with a model: clang-16 "
-                                      "--target=riscv64-linux-gnu -march=rv64gc -O2 -S -emit-llvm prog.c -o prog.ll; "
-                                      "schedcc prog.ll --target u74 --pipeline -o prog.swp.ll"])
         if exact is not None:
             raise SchedccError("--pipeline --exact takes schedcc IR or LLVM IR: in assembly the pipeliner "
                                "raises II until the values fit the free registers, which the exact modulo "

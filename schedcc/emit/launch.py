@@ -54,6 +54,13 @@ class Launch:
         return stage_layers(self.model.layers, self.cand.pp * max(self.cand.virtual, 1), max(self.cand.trim, 0))
 
     @property
+    def sharding(self):
+        """How the plan priced the candidate's data parallelism (dtypes per ZeRO stage included:
+        DeepSpeed's ZeRO-2 reduces bf16 though its stage 0/1 default is fp32)."""
+        from schedcc.planner.frameworks import framework, sharding
+        return sharding(framework(self.settings.framework), self.cand, self.settings)
+
+    @property
     def accumulation(self) -> int:
         return self.global_batch // (self.cand.dp * self.cand.microbatch)
 
@@ -112,8 +119,15 @@ def _megatron_rows(L: Launch) -> list[tuple[str, object]]:
             2: [("--use-megatron-fsdp", True), ("--data-parallel-sharding-strategy", "optim_grads")],
             3: [("--use-megatron-fsdp", True), ("--data-parallel-sharding-strategy", "optim_grads_params")]}[c.zero]
     layers = L.layers
-    uneven = [] if len(set(layers)) == 1 or c.virtual > 1 else [
-        ("--decoder-first-pipeline-num-layers", layers[0]), ("--decoder-last-pipeline-num-layers", layers[-1])]
+    even = len(set(layers)) == 1
+    vpp = ("--num-layers-per-virtual-pipeline-stage", layers[0] if c.virtual > 1 and even else None)
+    if even or c.pp == 1:
+        uneven = []
+    elif c.virtual == 1 and len(set(layers[1:-1])) <= 1:   # only the first and last stage differ
+        uneven = [("--decoder-first-pipeline-num-layers", layers[0]),
+                  ("--decoder-last-pipeline-num-layers", layers[-1])]
+    else:   # any other split (and every uneven split with interleaving): the explicit layout
+        uneven = [("--pipeline-model-parallel-layout", pipeline_layout(layers))]
     dp_sharded = c.dp * c.cp > 1
     rows = [
         ("--num-layers", m.layers), ("--hidden-size", m.hidden), ("--ffn-hidden-size", m.ffn_size),
@@ -121,18 +135,32 @@ def _megatron_rows(L: Launch) -> list[tuple[str, object]]:
         ("--group-query-attention", m.kv < m.heads), ("--num-query-groups", m.kv if m.kv < m.heads else None),
         ("--seq-length", m.seq), ("--max-position-embeddings", m.seq),
         ("--swiglu", m.gated), ("--untie-embeddings-and-output-weights", not m.tied_embeddings),
-        ("--bf16", True), ("--use-flash-attn", L.settings.attention == "flash"),
-        ("--tensor-model-parallel-size", c.tp), ("--pipeline-model-parallel-size", c.pp),
-        ("--num-layers-per-virtual-pipeline-stage", m.layers // (c.pp * c.virtual) if c.virtual > 1 else None),
+        ("--bf16", True),
+        ("--attention-backend", L.settings.attention if L.settings.attention in ("flash", "unfused") else None),
+        ("--tensor-model-parallel-size", c.tp), ("--pipeline-model-parallel-size", c.pp), vpp,
         ("--context-parallel-size", c.cp if c.cp > 1 else None), ("--sequence-parallel", c.sp),
         ("--micro-batch-size", c.microbatch), ("--global-batch-size", L.global_batch),
         *zero, *rc, *uneven,
         ("--overlap-grad-reduce", dp_sharded and L.settings.grad_overlap),
         ("--overlap-param-gather", dp_sharded and c.zero >= 1 and L.settings.param_gather_overlap),
-        ("--grad-reduce-in-bf16", L.settings.grad_reduce_bytes == 2),
+        ("--grad-reduce-in-bf16", L.sharding.grad_reduce_bytes == 2),
         ("--tp-comm-overlap", any(k > 1 for k in L.chunks.values())),
         ("--tp-comm-overlap-cfg", "tp_comm_overlap.yaml" if any(k > 1 for k in L.chunks.values()) else None)]
     return [(k, v) for k, v in rows if v is not None and v is not False]
+
+
+def pipeline_layout(layers: tuple[int, ...]) -> str:
+    """Megatron-Core's ``--pipeline-model-parallel-layout`` for model chunks of *layers* layers
+    in layer order (chunk i on pipeline rank i mod pp): ``E`` the embedding, ``t`` a layer,
+    ``L`` the loss, ``|`` between chunks.
+
+    >>> pipeline_layout((3, 4, 4, 3))
+    'Et*3|t*4|t*4|t*3L'
+    """
+    parts = [f"t*{n}" for n in layers]
+    parts[0] = "E" + parts[0]
+    parts[-1] += "L"
+    return "|".join(parts)
 
 
 def megatron_args(L: Launch) -> list[str]:
@@ -195,8 +223,8 @@ def torchtitan_table(L: Launch) -> dict[str, dict[str, object]]:
     par = {"data_parallel_replicate_degree": c.dp // shard, "data_parallel_shard_degree": shard,
            "tensor_parallel_degree": c.tp, "pipeline_parallel_degree": c.pp, "context_parallel_degree": c.cp,
            "enable_async_tensor_parallel": any(k > 1 for k in L.chunks.values())}
-    if c.zero >= 2:
-        par["fsdp_reshard_after_forward"] = "always" if c.zero == 3 and c.reshard else "never"
+    if c.zero >= 2:   # under a pipeline schedule FSDP holds the weights until the last backward (as priced)
+        par["fsdp_reshard_after_forward"] = "always" if c.zero == 3 and c.reshard and c.pp == 1 else "never"
     if c.pp > 1:
         par["pipeline_parallel_schedule"] = TITAN_SCHEDULES[c.schedule]
         par["pipeline_parallel_microbatch_size"] = c.microbatch
@@ -211,7 +239,7 @@ def torchtitan_table(L: Launch) -> dict[str, dict[str, object]]:
     return {"job": {"description": f"schedcc plan: {c.label()}"},
             "model": {"name": name, "flavor": flavor},
             "training": {"local_batch_size": local, "global_batch_size": L.global_batch, "seq_len": m.seq,
-                         "mixed_precision_param": "bfloat16"},
+                         "mixed_precision_param": "bfloat16", "mixed_precision_reduce": "float32"},
             "parallelism": par, "activation_checkpoint": ac,
             "compile": {"enable": bool(par["enable_async_tensor_parallel"])}}
 
@@ -243,8 +271,10 @@ def deepspeed_config(L: Launch) -> dict:
     cfg: dict = {"train_batch_size": L.global_batch, "train_micro_batch_size_per_gpu": c.microbatch,
                  "gradient_accumulation_steps": L.accumulation, "bf16": {"enabled": True},
                  "zero_optimization": {"stage": c.zero, "overlap_comm": bool(L.settings.grad_overlap),
-                                       "contiguous_gradients": True, "reduce_scatter": True},
-                 "communication_data_type": "bf16" if L.settings.grad_reduce_bytes == 2 else "fp32"}
+                                       "contiguous_gradients": True, "reduce_scatter": True,
+                                       **({"reduce_bucket_size": int(L.settings.bucket_elements)}
+                                          if L.settings.bucket_elements else {})},
+                 "communication_data_type": "bf16" if L.sharding.grad_reduce_bytes == 2 else "fp32"}
     if c.recompute == "full":
         cfg["activation_checkpointing"] = {"partition_activations": False, "contiguous_memory_optimization": False,
                                            "cpu_checkpointing": False}
@@ -265,11 +295,37 @@ def render_deepspeed(L: Launch) -> str:
     return json.dumps(deepspeed_config(L), indent=2) + "\n"
 
 
+def _state_notes(L: Launch, name: str) -> list[str]:
+    """What the plan priced that *name*'s launch cannot say: another attention kernel, another
+    optimizer state size."""
+    out = []
+    if L.settings.attention == "triton":
+        out.append(f"the plan priced the 2023 Triton FlashAttention; {name} runs its own fused kernel "
+                   "(faster: re-plan with --attention flash)")
+    if L.sharding.optimizer_bytes != (8 if L.sharding.fp32_params else 12):
+        out.append(f"the plan priced {L.sharding.optimizer_bytes} optimizer bytes a parameter; {name} keeps "
+                   f"{8 if L.sharding.fp32_params else 12} (fp32 master weights and Adam's moments): expect more "
+                   "memory than planned")
+    return out
+
+
+def _megatron_notes(L: Launch) -> list[str]:
+    return _state_notes(L, "Megatron-LM")
+
+
+def _torchtitan_notes(L: Launch) -> list[str]:
+    out = _state_notes(L, "torchtitan")
+    if L.sharding.grad_reduce_bytes == 2:
+        out.append("the plan priced bf16 gradient reduction; torchtitan 0.2 reduces in float32 only "
+                   "(training.mixed_precision_reduce): expect slower reductions than planned")
+    return out
+
+
 def _deepspeed_notes(L: Launch) -> list[str]:
     if any(k > 1 for k in L.chunks.values()):
         return ["DeepSpeed does not chunk tensor-parallel collectives against GEMMs: expect the step of "
-                "overlap=none (schedcc plan --fix overlap=none scores it)"]
-    return []
+                "overlap=none (schedcc plan --fix overlap=none scores it)"] + _state_notes(L, "DeepSpeed")
+    return _state_notes(L, "DeepSpeed")
 
 
 def _data_rules(name: str) -> tuple[tuple[Callable[[Candidate], bool], str], ...]:
@@ -286,15 +342,18 @@ def _data_rules(name: str) -> tuple[tuple[Callable[[Candidate], bool], str], ...
 EMITTERS: dict[str, Emitter] = {e.name: e for e in (
     Emitter("megatron", ".sh", (
         (lambda c: c.schedule in ("zb-h1", "zb-h2"), "Megatron-LM has no zero-bubble schedule (ZB-H1/H2)"),
-        (lambda c: c.zero >= 2 and c.pp > 1, "Megatron FSDP needs pp = 1"), *_data_rules("megatron")),
-        render_megatron),
+        (lambda c: c.zero >= 2 and c.pp > 1, "Megatron FSDP needs pp = 1"),
+        (lambda c: c.tp > 1 and c.overlap != "none" and not c.sp,
+         "Megatron-LM overlaps tensor-parallel communication (--tp-comm-overlap) only with sequence parallelism"),
+        *_data_rules("megatron")),
+        render_megatron, _megatron_notes),
     Emitter("torchtitan", ".toml", (
         (lambda c: c.zero == 1, "torchtitan has no ZeRO-1 (it shards with FSDP2: ZeRO-3, or ZeRO-2 without "
                                 "resharding)"),
         (lambda c: c.recompute == "partial", "torchtitan recomputes every n-th layer, not the first n of a chunk"),
         (lambda c: c.tp > 1 and not c.sp, "torchtitan's tensor parallelism is sequence-parallel"),
         *_data_rules("torchtitan")),
-        render_torchtitan),
+        render_torchtitan, _torchtitan_notes),
     Emitter("deepspeed", ".json", (
         (lambda c: c.schedule in ("interleaved", "zb-h1", "zb-h2"), "DeepSpeed's pipeline engine runs 1F1B only"),
         (lambda c: c.cp > 1, "DeepSpeed has no ring context parallelism"),

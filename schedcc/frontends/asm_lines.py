@@ -22,13 +22,16 @@ Example::
 
 from __future__ import annotations
 
+import difflib
+import functools
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from lark import Token, Transformer
+from lark import Lark, Token, Transformer
 
 from schedcc.errors import SchedccError
-from schedcc.ir import Block, Function, Instr, Loc, Program
+from schedcc.ir import Block, Function, Instr, Loc, Program, Reg
+from schedcc.resources import grammar_path
 from schedcc.frontends.source import block_moves, refill_lines
 
 
@@ -69,6 +72,47 @@ class LinesTransformer(Transformer):
             else:
                 line.mnemonic, line.operands = tok, rest[0]
         return [lines[k] for k in sorted(lines)]
+
+
+@functools.lru_cache(maxsize=None)
+def lines_parser(grammar: str, transformer: type) -> Lark:
+    """The LALR parser of an assembly grammar (``grammar/<grammar>``), its
+    :class:`LinesTransformer` run inside the parser: no parse tree is built."""
+    return Lark(grammar_path(grammar).read_text(), parser="lalr", lexer="contextual",
+                maybe_placeholders=True, transformer=transformer(), cache=True)
+
+
+class RegisterDecoder:
+    """What every assembly decoder shares: locations, located errors, and registers
+    by their ABI names. A subclass sets ``names`` (every spelling -> the ABI name),
+    ``prefix`` (``$`` on LoongArch), ``operand`` (the grammar's kind of a register
+    operand) and ``registers`` (the note listing them)."""
+
+    names: dict[str, str] = {}
+    prefix = ""
+    operand = "reg"
+    registers = ""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def loc(self, tok: Token) -> Loc:
+        return Loc(self.file, tok.line or 0, tok.column or 0)
+
+    def error(self, tok: Token, message: str, notes: list[str] | None = None) -> SchedccError:
+        return SchedccError(message, self.loc(tok), notes=notes or [], width=max(len(str(tok)), 1))
+
+    def reg(self, op, mnemonic: Token) -> Reg:
+        if op[0] != self.operand:
+            raise self.error(op[1], f"'{mnemonic}' needs a register here, not '{op[1]}'")
+        text = str(op[1])
+        name = text[len(self.prefix):]
+        if name not in self.names:
+            close = difflib.get_close_matches(name, list(self.names), n=3)
+            notes = [f"did you mean {', '.join(self.prefix + c for c in close)}?"] if close else []
+            notes.append(self.registers)
+            raise self.error(op[1], f"unknown register '{text}'", notes)
+        return Reg(self.prefix + self.names[name])
 
 
 class Decoder(Protocol):

@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from lark import Token, Transformer
@@ -47,16 +48,75 @@ def _keyword_rule(children: list) -> list:
 
 
 MAX_COUNT = 2**64 - 1  # LLVM counts an array's elements in 64 bits
+MAX_VECTOR = 2**32 - 1  # and a vector's in 32
+MAX_INT_BITS = 2**23 - 1  # LLVM's widest integer type (IntegerType::MAX_INT_BITS)
+MAX_ALIGN = 2**32  # LLVM's largest alignment (Value::MaxAlignmentExponent = 32)
+MAX_DIGITS = 40        # an integer literal: 128 bits take 39 digits; a longer one is refused at the number
 
 
-def _count(tok) -> int:
-    """An array's or vector's element count; past 64 bits an error at the number (its file is
-    filled in by :func:`schedcc.frontends.llvm_ir.parse_llvm`)."""
-    n = int(tok)
+def _int(tok, text: str | None = None) -> int:
+    """An integer literal of at most :data:`MAX_DIGITS` digits, else an error at the number
+    (Python refuses to convert more than 4,300 digits; no value schedcc reads needs more
+    than 128 bits). O(len(tok))."""
+    text = str(tok) if text is None else text
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_DIGITS:
+        raise SchedccError(f"an integer of {digits:,} digits: schedcc reads integers of at most {MAX_DIGITS} "
+                           "digits (128 bits)", Loc("", tok.line, tok.column), width=min(len(text), 160))
+    return int(text)
+
+
+def _error(tok, message: str) -> SchedccError:
+    """An error at *tok* (its file is filled in by :func:`schedcc.frontends.llvm_ir.parse_llvm`)."""
+    return SchedccError(message, Loc("", tok.line, tok.column), width=max(1, min(len(str(tok)), 160)))
+
+
+def _count(tok, most: int = MAX_COUNT) -> int:
+    """An array's or vector's element count; past 64 bits (a vector: 32) an error at the number
+    (its file is filled in by :func:`schedcc.frontends.llvm_ir.parse_llvm`)."""
+    n = _int(tok)
+    if most == MAX_VECTOR and n > most:
+        raise _error(tok, f"a vector of {n:,} elements: LLVM counts a vector's elements in 32 bits "
+                          f"(at most {MAX_VECTOR:,})")
     if n > MAX_COUNT:
         raise SchedccError(f"an array of {n:,} elements: LLVM counts elements in 64 bits "
                            f"(at most {MAX_COUNT:,})", Loc("", tok.line, tok.column))
     return n
+
+
+def _bytes(t: LType) -> int | None:
+    """The size of an array of numbers and pointers, None for one holding a struct or a named
+    type (their layout is known later). O(depth)."""
+    if t.kind == "int":
+        return max(1, (t.bits + 7) // 8)
+    if t.kind == "float":
+        return max(1, t.bits // 8)
+    if t.kind == "ptr":
+        return 8
+    if t.kind in ("array", "vector") and t.elem is not None:
+        inner = _bytes(t.elem)
+        return None if inner is None else inner * t.count
+    return None
+
+
+def _check_constant(t: LType, v: Val) -> None:
+    """A constant that its type cannot hold is an error at it, as LLVM's: an integer past the
+    type's bits (signed or unsigned), a decimal float that overflows to infinity, a hex float
+    of the wrong length (``0x`` and 16 digits for a double). O(len(text))."""
+    if v.kind == "int" and t.kind == "int" and t.bits:
+        n = v.data[0]
+        if not -(1 << (t.bits - 1)) <= n < (1 << t.bits):
+            raise _error(v.tok, f"the constant {v.text[:40]} does not fit in {t.name}")
+    elif v.kind == "float" and t.kind == "float":
+        text = v.text.lstrip("-")
+        if text.startswith("0x"):
+            digits = text[2:]
+            if not (digits[:1] and digits[0] in "KLMHR") and len(digits) != 16:
+                raise _error(v.tok, f"a hexadecimal float of {len(digits):,} digits: LLVM writes a "
+                                        "double's or a float's bits as 0x and 16 digits")
+        elif not math.isfinite(float(text)):
+            raise _error(v.tok, f"the constant {v.text[:40]} overflows {t.name} (LLVM: floating point "
+                                "constant invalid for type)")
 
 
 class ToValues(Transformer):
@@ -64,7 +124,10 @@ class ToValues(Transformer):
     def simple_type(self, c):
         word = str(c[0])
         if word.startswith("i"):
-            return LType("int", bits=int(word[1:]), name=word)
+            bits = _int(c[0], word[1:])
+            if not 1 <= bits <= MAX_INT_BITS:
+                raise _error(c[0], f"an integer type of {bits:,} bits: LLVM's are from 1 to {MAX_INT_BITS:,} bits")
+            return LType("int", bits=bits, name=word)
         if word in _FLOAT_BITS:
             return LType("float", bits=_FLOAT_BITS[word], name=word)
         return LType(word, name=word)
@@ -73,10 +136,14 @@ class ToValues(Transformer):
         return LType("named", name=str(c[0]))
 
     def array_type(self, c):
-        return LType("array", elem=c[1], count=_count(c[0]), name=f"[{c[0]} x {c[1]}]")
+        t = LType("array", elem=c[1], count=_count(c[0]), name=f"[{c[0]} x {c[1]}]")
+        size = _bytes(t)
+        if size is not None and size > MAX_COUNT:
+            raise _error(c[0], f"a type of {size:,} bytes: LLVM sizes types in 64 bits")
+        return t
 
     def vector_type(self, c):
-        return LType("vector", elem=c[1], count=_count(c[0]), name=f"<{c[0]} x {c[1]}>")
+        return LType("vector", elem=c[1], count=_count(c[0], MAX_VECTOR), name=f"<{c[0]} x {c[1]}>")
 
     def struct_type(self, c):
         return LType("struct", fields=tuple(x for x in c if x is not None), name="{...}")
@@ -95,7 +162,7 @@ class ToValues(Transformer):
         return Val("global", str(c[0]), c[0])
 
     def int_const(self, c):
-        return Val("int", str(c[0]), c[0], (int(c[0]),))
+        return Val("int", str(c[0]), c[0], (_int(c[0]),))
 
     def float_const(self, c):
         return Val("float", str(c[0]), c[0])
@@ -119,10 +186,16 @@ class ToValues(Transformer):
         return Val("asm", "asm " + str(c[-2]), c[-2])
 
     def typed_value(self, c):
-        return (c[0], c[1])
+        t, v = c[0], c[1]
+        if isinstance(v, Val) and isinstance(t, LType):
+            _check_constant(t, v)
+        return (t, v)
 
     def align(self, c):
-        return ("align", int(c[0]))
+        n = _int(c[0])
+        if not 1 <= n <= MAX_ALIGN or n & (n - 1):
+            raise _error(c[0], f"align {n:,}: LLVM's alignments are powers of 2 from 1 to 2**32")
+        return ("align", n)
 
     def metadata(self, c):
         return ("md", str(c[0]), str(c[1]))
@@ -135,7 +208,7 @@ class ToValues(Transformer):
         op, *rest = c
         flags = [x for x in rest if isinstance(x, Token) and x.type == "FLAG"]
         t, a, b, *more = [x for x in rest if x not in flags]
-        return self._instr(str(op), op, [(t, a), (t, b), *more])
+        return self._instr(str(op), op, [self.typed_value([t, a]), self.typed_value([t, b]), *more])
 
     def fneg(self, c):
         items = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
@@ -143,7 +216,8 @@ class ToValues(Transformer):
 
     def icmp(self, c):
         pred, t, a, b, *more = c
-        return self._instr("icmp", pred, [(t, a), (t, b), *more], pred=str(pred))
+        return self._instr("icmp", pred, [self.typed_value([t, a]), self.typed_value([t, b]), *more],
+                           pred=str(pred))
 
     def fcmp(self, c):
         c = [x for x in c if not (isinstance(x, Token) and x.type == "FLAG")]
@@ -179,7 +253,7 @@ class ToValues(Transformer):
         return self._instr(str(op), op, [x for x in items if not isinstance(x, Token)])
 
     def index(self, c):
-        return ("index", int(c[0]))
+        return ("index", _int(c[0]))
 
     def freeze(self, c):
         return self._instr("freeze", c[0][1].tok, c)

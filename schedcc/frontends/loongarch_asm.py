@@ -31,17 +31,14 @@ Example::
 
 from __future__ import annotations
 
-import difflib
-import functools
-
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.errors import SchedccError, attach_source
-from schedcc.ir import Affine, Attr, Const, Instr, Label, Loc, Mem, Reg, Sym
-from schedcc.resources import grammar_path
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
 from schedcc.frontends.ir_text import syntax_error
-from schedcc.frontends.asm_lines import Line, LinesTransformer, build_program, write_asm
+from schedcc.frontends.asm_lines import (Line, LinesTransformer, RegisterDecoder, build_program, lines_parser,
+                                         write_asm)
 from schedcc.frontends.source import Source
 
 
@@ -112,36 +109,17 @@ class _ToLines(LinesTransformer):
         return ("reloc", rel, f"{rel}({''.join(str(x) for x in [sym, *rest] if x is not None)})")
 
 
-@functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
     # The transformer runs inside the LALR parser: no parse tree is built.
-    return Lark(grammar_path("loongarch_asm.lark").read_text(), parser="lalr", lexer="contextual",
-                maybe_placeholders=True, transformer=_ToLines(), cache=True)
+    return lines_parser("loongarch_asm.lark", _ToLines)
 
 
-class _Decoder:
+class _Decoder(RegisterDecoder):
     """Turns one instruction line into an :class:`Instr`."""
 
-    def __init__(self, file: str):
-        self.file = file
-
-    def loc(self, tok: Token) -> Loc:
-        return Loc(self.file, tok.line or 0, tok.column or 0)
-
-    def error(self, tok: Token, message: str, notes: list[str] | None = None) -> SchedccError:
-        return SchedccError(message, self.loc(tok), notes=notes or [], width=max(len(str(tok)), 1))
-
-    def reg(self, op, mnemonic: Token) -> Reg:
-        if op[0] != "reg":
-            raise self.error(op[1], f"'{mnemonic}' needs a register here, not '{op[1]}'")
-        name = str(op[1])[1:]
-        if name not in ABI_NAMES:
-            close = difflib.get_close_matches(name, list(ABI_NAMES), n=3)
-            notes = [f"did you mean {', '.join('$' + c for c in close)}?"] if close else []
-            notes.append("registers: $zero $ra $tp $sp $fp $a0-$a7 $t0-$t8 $s0-$s8 $fa0-$fa7 $ft0-$ft15 "
-                         "$fs0-$fs7 $fcc0-$fcc7, or $r0-$r31 $f0-$f31")
-            raise self.error(op[1], f"unknown register '{op[1]}'", notes)
-        return Reg("$" + ABI_NAMES[name])
+    names, prefix, operand = ABI_NAMES, "$", "reg"
+    registers = ("registers: $zero $ra $tp $sp $fp $a0-$a7 $t0-$t8 $s0-$s8 $fa0-$fa7 $ft0-$ft15 "
+                 "$fs0-$fs7 $fcc0-$fcc7, or $r0-$r31 $f0-$f31")
 
     def immediate(self, tok: Token) -> int:
         """An immediate or offset: a 64-bit value at most (the assembler encodes fewer bits)."""

@@ -10,8 +10,9 @@ register; ``fp`` is ``s0``); ``zero`` is never written.
 Scheduling regions are those of every assembly front end
 (:mod:`schedcc.frontends.asm_lines`): a block starts at a label and ends
 after a control transfer (``beq``, ``j``, ``jr``, ``ret``, ``tail``), which
-stays last; a ``call`` ends its region too, and ``fence``, ``ecall`` and
-``ebreak`` form regions of their own.
+stays last; a ``call`` ends its region too, so does an ``auipc`` (the
+``.Lpcrel_hiN`` label above it, which a ``%pcrel_lo`` names, must stay on
+it), and ``fence``, ``ecall`` and ``ebreak`` form regions of their own.
 
 Memory: ``ld a0, 8(a1)`` is the pointer reference ``[a1 + 8]`` of width 8;
 a relocation offset (``%lo(g)(a0)``) is a symbolic term ``[a0 + %lo(g)]``.
@@ -31,17 +32,15 @@ Example::
 
 from __future__ import annotations
 
-import difflib
-import functools
 import re
 
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput, VisitError
 
 from schedcc.errors import SchedccError, attach_source
-from schedcc.ir import Affine, Attr, Const, Instr, Label, Loc, Mem, Reg, Sym
-from schedcc.resources import grammar_path
-from schedcc.frontends.asm_lines import Line, LinesTransformer, build_program, write_asm
+from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.frontends.asm_lines import (Line, LinesTransformer, RegisterDecoder, build_program, lines_parser,
+                                         write_asm)
 from schedcc.frontends.ir_text import syntax_error
 from schedcc.frontends.source import Source
 
@@ -76,6 +75,10 @@ UNSUPPORTED_PREFIXES = ("lr.", "sc.", "amo", "csr", "frflags", "fsflags", "frrm"
                         "rdcycle", "rdtime", "rdinstret", "wfi", "mret", "sret", "uret", "sfence", "hfence",
                         "cbo.", "prefetch", "c.", "v")
 MAX_OPERANDS = 4  # rd, rs1, rs2, rs3 (fmadd.d) or a rounding mode
+# Besides control transfers, these end their region: a call (nothing moves across it), and
+# ``auipc``, which clang writes right under the label its ``%pcrel_lo(.Lpcrel_hiN)`` names:
+# the label must stay on it, so nothing may move above it.
+ENDS_REGION = frozenset({"call", "auipc"})
 
 _WORDS = {"MNEMONIC": "an instruction", "DIRECTIVE": "a directive (.text)", "LABEL": "a label (name:)",
           "NAME": "a register or a symbol (a0, .LBB0_3)", "INT": "an integer", "RELOC": "a relocation (%lo)",
@@ -108,34 +111,15 @@ class _ToLines(LinesTransformer):
         return ("relocmem", base, f"{rel}({''.join(str(x) for x in inner if x is not None)})")
 
 
-@functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark(grammar_path("riscv_asm.lark").read_text(), parser="lalr", lexer="contextual",
-                maybe_placeholders=True, transformer=_ToLines(), cache=True)
+    return lines_parser("riscv_asm.lark", _ToLines)
 
 
-class _Decoder:
+class _Decoder(RegisterDecoder):
     """Turns one instruction line into an :class:`Instr`."""
 
-    def __init__(self, file: str):
-        self.file = file
-
-    def loc(self, tok: Token) -> Loc:
-        return Loc(self.file, tok.line or 0, tok.column or 0)
-
-    def error(self, tok: Token, message: str, notes: list[str] | None = None) -> SchedccError:
-        return SchedccError(message, self.loc(tok), notes=notes or [], width=max(len(str(tok)), 1))
-
-    def reg(self, op, mnemonic: Token) -> Reg:
-        if op[0] != "name":
-            raise self.error(op[1], f"'{mnemonic}' needs a register here, not '{op[1]}'")
-        name = str(op[1])
-        if name not in ABI_NAMES:
-            close = difflib.get_close_matches(name, list(ABI_NAMES), n=3)
-            notes = [f"did you mean {', '.join(close)}?"] if close else []
-            notes.append("registers: zero ra sp gp tp t0-t6 s0-s11 a0-a7 ft0-ft11 fs0-fs11 fa0-fa7, or x0-x31 f0-f31")
-            raise self.error(op[1], f"unknown register '{name}'", notes)
-        return Reg(ABI_NAMES[name])
+    names, operand = ABI_NAMES, "name"
+    registers = "registers: zero ra sp gp tp t0-t6 s0-s11 a0-a7 ft0-ft11 fs0-fs11 fa0-fa7, or x0-x31 f0-f31"
 
     def dest(self, op, mnemonic: Token) -> Reg | None:
         reg = self.reg(op, mnemonic)
@@ -246,7 +230,7 @@ def parse_riscv(text: str, filename: str = "<input>") -> Source:
             raise syntax_error(err, filename, _parser(), _WORDS) from None
         except VisitError as err:
             raise err.orig_exc from None
-        program = build_program(lines, filename, _Decoder(filename), SYSTEM, frozenset({"call"}))
+        program = build_program(lines, filename, _Decoder(filename), SYSTEM, ENDS_REGION)
     except SchedccError as err:
         raise attach_source(err, text) from None
     return Source(program, "asm", text, lambda scheduled: write_asm(text, program, scheduled), {"isa": ISA})

@@ -54,6 +54,7 @@ from schedcc.planner.model import ModelSpec, preset
 from schedcc.planner.space import Candidate, Settings, enumerate_space, parse_fix
 from schedcc.training.limits import SIZES
 
+AUTO = "auto"          # [fit] on = "auto" / --fit-on auto: the runs chosen by their sensitivities (calibrate.pick_runs)
 CONTRADICTION = 0.10   # the same configuration measured twice may differ by this much (run-to-run noise)
 RUN_KEYS = {"id", "model", "model_overrides", "gpus", "global_batch", "config", "framework", "step_time_s",
             "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "trace", "cluster", "fit", "source", "note"}
@@ -176,9 +177,12 @@ def parse_runs(text: str, path: str = "<runs>") -> CalibrationInput:
     for key in fit.keys() - {"constants", "on"}:
         raise doc.error(f"unknown key 'fit.{key}'", key, table="fit",
                         notes=["[fit] has 'constants' (what to fit) and 'on' (the runs fitted)"])
+    if fit.get("on") == AUTO:
+        fit = dict(fit, on=[AUTO])
     for key in ("constants", "on"):
         if key in fit and (not isinstance(fit[key], list) or not all(isinstance(x, str) for x in fit[key])):
-            raise doc.error(f"fit.{key}: expected a list of names", key, table="fit")
+            raise doc.error(f"fit.{key}: expected a list of names" + (' (or "auto")' if key == "on" else ""),
+                            key, table="fit")
     raw = data.get("runs")
     if not isinstance(raw, list) or not raw:
         raise SchedccError(f"{path}: no [[runs]]: a calibration needs measured runs",
@@ -192,7 +196,7 @@ def parse_runs(text: str, path: str = "<runs>") -> CalibrationInput:
     _contradictions(doc, runs)
     for key in ("on",):
         for rid in fit.get(key, []):
-            if rid not in ids:
+            if rid not in ids and fit[key] != [AUTO]:
                 raise doc.error(f"fit.on names '{rid}', which is no run's id", "on", table="fit",
                                 notes=["runs: " + ", ".join(ids)])
     return CalibrationInput(path, name, base, str(cluster.get("description", "")),

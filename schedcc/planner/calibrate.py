@@ -27,6 +27,10 @@ combination of those already taken, at most one per fitted run. A fit is
 two constants apart (the smallest singular value of the sensitivity matrix
 below :data:`MIN_SENSITIVITY`); the result says so with the residuals.
 
+Which runs: ``fit on = "auto"`` lets :func:`pick_runs` choose them, the
+best-conditioned subset for the constants asked, from the configurations
+alone (the measured steps are not looked at, so the others stay held out).
+
 Example::
 
     >>> from schedcc.planner.calib_runs import parse_runs
@@ -51,6 +55,9 @@ from schedcc.training.costs import Cluster, apply_overrides, cluster_of
 FD_STEP = 0.02              # the finite-difference step of the fit (log scale: 2%)
 MIN_SENSITIVITY = 0.02       # d log(step) / d log(constant) below this: the runs cannot see the constant
 EFFICIENCIES = ("gemm_efficiency", "attention_efficiency", "memory_efficiency")
+AUTO = "auto"                # fit on = "auto": the runs chosen by pick_runs
+AUTO_RUNS = 2                # how many runs fit on auto fits (more when more constants are asked)
+PICK_EXACT = 20_000          # pick_runs tries every subset up to this many, else picks greedily
 
 
 @dataclass(frozen=True)
@@ -277,9 +284,38 @@ def choose_constants(runs, cluster: Cluster, predict) -> list[str]:
     return chosen or ["compute"]
 
 
+def pick_runs(runs, cluster: Cluster, names: list[str], predict, count: int = AUTO_RUNS) -> list:
+    """The *count* runs (at least one per constant) whose sensitivities to the constants
+    *names* are best conditioned: the largest smallest singular value of their
+    runs x constants matrix (:func:`sensitivities`, each constant made four times worse), so
+    that the fit can tell the constants apart. Only the configurations are looked at, never
+    the measured steps: the runs left out stay held out. Ties: the earlier runs of the file.
+    O(runs x constants) evaluations and O(C(runs, count)) small SVDs (greedy beyond
+    :data:`PICK_EXACT` subsets)."""
+    import itertools
+    import numpy as np
+    count = min(len(runs), max(count, len(names)))
+    sens = sensitivities(runs, cluster, names, predict, step=math.log(4))
+    rows = np.array([[sens[n][i] for n in names] for i in range(len(runs))])
+
+    def cond(idx) -> float:
+        return float(np.linalg.svd(rows[list(idx)], compute_uv=False).min())
+
+    if math.comb(len(runs), count) <= PICK_EXACT:
+        best = max(itertools.combinations(range(len(runs)), count), key=lambda idx: (cond(idx), [-i for i in idx]))
+    else:
+        best = []
+        for _ in range(count):
+            rest = [i for i in range(len(runs)) if i not in best]
+            best.append(max(rest, key=lambda i: (cond(best + [i]) if len(best) + 1 >= len(names)
+                                                 else float(np.linalg.norm(rows[best + [i]])), -i)))
+    return [runs[i] for i in sorted(best)]
+
+
 def fitted_runs(inp, fit_on: list[str] | None):
     """(fitted, held out): *fit_on* if given, else ``[fit] on``, else the runs marked
-    ``fit = true``, else every run not marked ``fit = false``."""
+    ``fit = true``, else every run not marked ``fit = false``. ``["auto"]`` is resolved
+    by :func:`calibrate` (:func:`pick_runs`)."""
     ids = [r.id for r in inp.runs]
     on = fit_on or inp.fit_on
     if on:
@@ -306,11 +342,21 @@ def calibrate(inp, constants: list[str] | None = None, fit_on: list[str] | None 
     t0 = time.process_time()
     base, target = base_cluster(inp)
     predict = _Predictor()
-    fit, held = fitted_runs(inp, fit_on)
+    auto = (fit_on or inp.fit_on) == [AUTO]
+    if auto:
+        _check_peak(inp, base)
+        names = list(constants or inp.constants
+                     or choose_constants(inp.runs, base, predict)[:AUTO_RUNS])
+        _check_names(inp, names, inp.runs)
+        picked = {r.id for r in pick_runs(inp.runs, base, names, predict)}
+        fit, held = fitted_runs(inp, [r.id for r in inp.runs if r.id in picked])
+    else:
+        fit, held = fitted_runs(inp, fit_on)
     if not fit:
         raise SchedccError(f"{inp.path}: no run is fitted", notes=["mark some runs fit = true, or give --fit-on"])
     _check_peak(inp, base)
-    names = list(constants or inp.constants or choose_constants(fit, base, predict))
+    if not auto:
+        names = list(constants or inp.constants or choose_constants(fit, base, predict))
     _check_names(inp, names, fit)
     knobs = sorted((KNOBS[n] for n in names), key=lambda k: k.name != "compute")   # compute first
     names = [k.name for k in knobs]
@@ -378,6 +424,9 @@ def calibrate(inp, constants: list[str] | None = None, fit_on: list[str] | None 
     if len(res.fun) > len(knobs) and fitted_res and max(fitted_res) > 0.10:
         notes.append(f"the fitted runs are not all reproduced (worst {max(fitted_res):.0%}): "
                      "they disagree about the constants, or the model misses what differs between them")
+    if auto:
+        notes.append(f"fitted runs chosen by their sensitivities to {', '.join(names)} (fit on auto: the "
+                     f"best-conditioned {len(fit)}; measured steps not looked at): {', '.join(r.id for r in fit)}")
     if not held:
         notes.append("no run is held out: every error shown is a fitted one; mark some runs fit = false "
                      "(or give --fit-on) to see how the fit predicts runs it has not seen")

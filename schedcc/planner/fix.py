@@ -83,8 +83,9 @@ def parse_fix(text: str | dict | None, names: list[str]) -> dict:
                 raise SchedccError(f"--fix overlap={value}: unknown overlap transformation",
                                    notes=["known: " + ", ".join(OVERLAPS)])
             v = value
-        if key in out and out[key] != v:
-            raise SchedccError(f"--fix gives {key} twice: {out[key]} and {v}")
+        if key in out:  # the same value twice is a slip too (a merged command line); say so
+            raise SchedccError(f"--fix gives {key} twice: {out[key]} and {v}" if out[key] != v
+                               else f"--fix gives {key}={value} twice")
         out[key] = v
     if "recompute_layers" in out:
         if out.setdefault("recompute", "partial") != "partial":

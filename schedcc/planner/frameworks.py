@@ -62,7 +62,7 @@ from schedcc.errors import SchedccError
 DATA = Path(__file__).resolve().parent / "frameworks.toml"
 DEFAULT = "any"
 SETTING_KEYS = ("grad_overlap", "param_gather_overlap", "bucket_elements", "grad_bytes", "grad_reduce_bytes",
-                "fp32_params")
+                "fp32_params", "optimizer_bytes")
 
 
 @dataclass(frozen=True)
@@ -178,6 +178,7 @@ class Sharding:
     grad_bytes: int             # bytes per gradient element held
     grad_reduce_bytes: int      # bytes per gradient element on the wire
     fp32_params: bool
+    optimizer_bytes: int = 12   # optimizer state bytes per parameter before sharding (planner.memory)
 
 
 def sharding(fw: Framework, cand, settings=None) -> Sharding:
@@ -194,19 +195,20 @@ def sharding(fw: Framework, cand, settings=None) -> Sharding:
     fp32 = bool(pick("fp32_params"))
     reduce_bytes = int(pick("grad_reduce_bytes"))
     grad_bytes = int(pick("grad_bytes"))
+    opt = int(pick("optimizer_bytes"))
     if shard == 1:
-        return Sharding("none", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32)
+        return Sharding("none", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
     if z == 0:
-        return Sharding("step", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32)
+        return Sharding("step", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
     if z == 1:
-        return Sharding("step", "reduce_scatter", "step", False, False, False, True, grad_bytes, reduce_bytes, fp32)
+        return Sharding("step", "reduce_scatter", "step", False, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
     if z == 2:
-        return Sharding("micro", "reduce_scatter", "step", True, False, False, True, grad_bytes, reduce_bytes, fp32)
+        return Sharding("micro", "reduce_scatter", "step", True, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
     if cand.pp > 1:   # FSDP under a pipeline schedule: no sync, no reshard until the last backward
-        return Sharding("step", "reduce_scatter", "step", False, False, True, True, grad_bytes, reduce_bytes, fp32)
+        return Sharding("step", "reduce_scatter", "step", False, False, True, True, grad_bytes, reduce_bytes, fp32, opt)
     if cand.reshard:
-        return Sharding("layer", "reduce_scatter", "layer", True, True, False, True, grad_bytes, reduce_bytes, fp32)
-    return Sharding("layer", "reduce_scatter", "layer-fwd", True, False, True, True, grad_bytes, reduce_bytes, fp32)
+        return Sharding("layer", "reduce_scatter", "layer", True, True, False, True, grad_bytes, reduce_bytes, fp32, opt)
+    return Sharding("layer", "reduce_scatter", "layer-fwd", True, False, True, True, grad_bytes, reduce_bytes, fp32, opt)
 
 
 def bucket_plan(elements: float, bucket_elements: int, cap: int) -> tuple[int, list[float]]:

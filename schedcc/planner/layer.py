@@ -53,7 +53,6 @@ Example::
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -100,6 +99,11 @@ class _Layer:
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
         return gemm_time(self.cl, m, n, k, batch)
+
+    def attn(self, backward=False):   # the fused kernel over this rank's queries, the whole sequence's keys
+        m, c = self.m, self.c
+        return attention_time(self.cl, c.microbatch * self.heads, m.seq / c.cp, m.seq, m.head_dim, m.causal, backward,
+                              self.st.attention)
 
     def stream(self, elems, bytes_per_elem):
         return stream_time(self.cl, elems * bytes_per_elem)
@@ -153,10 +157,10 @@ class _Layer:
                 s = op("attn_drop", "compute", self.stream(nscore, 5), s)
             return op("pv", "compute", self.gemm(sq, d, m.seq, b * self.heads), s)
         if c.cp == 1:
-            return op("attn", "compute", attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal), qkv)
+            return op("attn", "compute", self.attn(), qkv)
         # ring attention: cp blocks of sq x sq; block j waits for the j-th K/V transfer
         kv_bytes = 2 * b * sq * self.kv * d * 2
-        block = attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal) / c.cp
+        block = self.attn() / c.cp
         prev, xfer = qkv, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
@@ -225,9 +229,8 @@ class _Layer:
         if self.st.attention == "unfused":
             nscore = b * self.heads * sq * m.seq
             if c.recompute == "selective":
-                g0 = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
-                g0 = op("r.softmax", "compute", self.stream(nscore, 4), g0)
-                g = g0
+                r = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
+                g = op("r.softmax", "compute", self.stream(nscore, 4), r)
             n = b * self.heads
             dv = op("d_pv_v", "compute", self.gemm(m.seq, d, sq, n), g)
             dp_ = op("d_pv_p", "compute", self.gemm(sq, m.seq, d, n), g)
@@ -236,11 +239,12 @@ class _Layer:
             ds = op("d_softmax", "compute", self.stream(nscore, 6), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
+        if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
+            g = op("r.attn", "compute", self.attn(), g)
         if c.cp == 1:
-            return op("d_attn", "compute", attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal,
-                                                          backward=True), g)
+            return op("d_attn", "compute", self.attn(True), g)
         kv_bytes = 2 * 2 * b * sq * self.kv * d * 2  # K, V and their gradients travel
-        block = attention_time(self.cl, b * self.heads, sq, m.seq, d, m.causal, backward=True) / c.cp
+        block = self.attn(True) / c.cp
         prev, xfer = g, None
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
@@ -493,7 +497,3 @@ def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False
 
 def overlap_names() -> tuple[str, ...]:
     return tuple(OVERLAP_TRANSFORMS)
-
-
-def _ceil(x: float) -> int:
-    return int(math.ceil(x))

@@ -18,9 +18,15 @@ saying how they are held:
   gradient buffer bf16; DeepSpeed ZeRO-2 keeps the bf16 partition); sharded
   (ZeRO-2, ZeRO-3): ``g P/d`` plus the reduction bucket (DeepSpeed's
   ``reduce_bucket_size``) or one layer's unsharded gradient (FSDP);
-* **optimizer** ``12 P`` (Adam's fp32 master weights, first and second
-  moments; ``8 P`` when the fp32 parameters are the master copy), ``/d`` from
-  ZeRO-1 on. The optimizer step's transient fp32 copy of a bf16 gradient shard
+* **optimizer** ``o P``, ``/d`` from ZeRO-1 on, ``o`` the framework's
+  ``optimizer_bytes``: ``12`` (Adam's fp32 master weights, first and second
+  moments: Megatron-LM's distributed optimizer, DeepSpeed); ``8`` when the fp32
+  parameters are the master copy (PyTorch FSDP); ``10`` for Apex's
+  ``DistributedFusedAdam`` as NeMo sets it up for bf16 parameters
+  (``store_param_remainders``: the 16 bits that, with the bf16 parameter,
+  make the fp32 master weight, and two fp32 moments); ``4`` when NeMo's
+  ``optim.dtype`` is bf16 (two bf16 moments, the bf16 parameters being the
+  master copy: ``store_params`` off). The optimizer step's transient fp32 copy of a bf16 gradient shard
   is not counted: the activations are freed by then;
 * **activations** per layer and microbatch after Korthikanti et al. (2022),
   generalised to grouped-query attention, gated MLPs and models without
@@ -86,7 +92,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 WEIGHT_BYTES = 2       # bf16 weights
-OPTIMIZER_BYTES = 12   # Adam: fp32 master weight, first and second moments
 LOGIT_BYTES = 4        # fp32 logits for the loss
 
 
@@ -183,7 +188,7 @@ def state_terms(model, cand, params: float, sh, bucket_bytes: float = 0.0) -> di
     """
     d = cand.dp * cand.cp
     master = 4 if sh.fp32_params else WEIGHT_BYTES
-    optimizer = (OPTIMIZER_BYTES - 4 if sh.fp32_params else OPTIMIZER_BYTES) * params
+    optimizer = sh.optimizer_bytes * params
     layer = model.layer_params() / cand.tp if model is not None else 0.0
     if sh.weights_sharded:
         weights = master * params / d + 2 * WEIGHT_BYTES * layer

@@ -77,7 +77,7 @@ from schedcc.planner import fix as _fix
 from schedcc.planner.fix import OVERLAPS, RECOMPUTE, SCHEDULES, check_framework  # noqa: F401
 from schedcc.planner.frameworks import DEFAULT, SETTING_KEYS, framework
 
-ATTENTION = ("flash", "unfused")
+ATTENTION = ("flash", "unfused", "triton")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
@@ -144,13 +144,15 @@ class Settings:
     ``explicit`` records the ones given."""
 
     framework: str = DEFAULT          # schedcc.planner.frameworks: what can run and how it is priced
-    attention: str | None = None      # "flash": fused kernel; "unfused": QK^T, softmax, dropout, PV apart
+    attention: str | None = None      # "flash": fused kernel; "unfused": QK^T, softmax, dropout, PV apart;
+    #                                   "triton": the 2023 Triton FlashAttention (slower, layer.TRITON_FLASH_SLOWDOWN)
     grad_overlap: bool | None = None  # gradient reduction overlaps the backward that produces it
     param_gather_overlap: bool | None = None  # ZeRO 1/2's weight gather overlaps the first forwards
     bucket_elements: int | None = None  # gradients per reduction bucket (0: one bucket per model chunk)
     grad_bytes: int | None = None     # bytes per gradient element held (4: fp32 main gradients)
     grad_reduce_bytes: int | None = None  # bytes per gradient element reduced (4: fp32; 2: bf16)
     fp32_params: bool | None = None   # parameters kept in fp32 (PyTorch FSDP): they are the master copy
+    optimizer_bytes: int | None = None  # optimizer state per parameter before sharding (12: fp32 Adam + master)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
@@ -169,6 +171,11 @@ class Settings:
         if ("grad_reduce_bytes" in self.explicit and "grad_bytes" not in self.explicit and not self.fp32_params
                 and fw.default("grad_bytes") == fw.default("grad_reduce_bytes")):
             object.__setattr__(self, "grad_bytes", self.grad_reduce_bytes)
+        # fp32 parameters are the master copy: the optimizer keeps only the moments (4 bytes less)
+        if ("fp32_params" in self.explicit and "optimizer_bytes" not in self.explicit
+                and bool(self.fp32_params) != bool(fw.default("fp32_params"))):
+            object.__setattr__(self, "optimizer_bytes",
+                               fw.default("optimizer_bytes") + (-4 if self.fp32_params else 4))
 
 
 def parse_fix(text: str | dict | None) -> dict:
@@ -405,8 +412,9 @@ def _expand_rest(model, space: Space, fix: dict, overlaps, attention: str, fw, s
         if not fw.offers("recompute", rc):
             space.remove(f"--framework {fw.name} does not offer the recomputation", f"recompute={rc}")
             continue
-        if rc == "selective" and attention == "flash" and "recompute" not in fix:
-            space.remove("search default: selective recomputation is none under flash attention",
+        if rc == "selective" and attention != "unfused" and "recompute" not in fix:
+            space.remove("search default: under a fused attention kernel selective recomputation keeps as much "
+                         "and recomputes the kernel",
                          "recompute=selective")
             continue
         n_rc = fix.get("recompute_layers", 0) if rc == "partial" else 0

@@ -102,6 +102,8 @@ def command(row: dict) -> str:
         parts.append(f"--bucket-elements {st['bucket_elements']}")
     if st.get("fp32_params"):
         parts.append("--fp32-params")
+    if "optimizer_bytes" in st:
+        parts.append(f"--optimizer-bytes {st['optimizer_bytes']}")
     return " ".join(parts)
 
 

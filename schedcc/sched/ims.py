@@ -8,6 +8,16 @@ operations in its way (resource conflicts, and successors whose dependence
 it breaks) are evicted to be scheduled again. A budget of ``budget_ratio * n``
 placements; when it runs out, the caller tries the next II.
 
+On a machine that writes results in issue order (``Machine.in_order_writeback``,
+llvm-mca's in-order pipeline) a later instruction waits until its result comes
+no earlier than every result before it: the kernel would stall at every short
+operation after a long one. So a slot is free only when the kernel's issue
+stream stays in write-back order (:func:`~schedcc.sched.mrt.writeback_conflicts`): for operations i
+before j in a pass (by row, then older iteration, then program order, as the
+code generators write them), ``0 <= (row_j + lat_j) - (row_i + lat_i) <= II``;
+the upper bound is j against i of the next pass. Operations in the way are
+evicted like resource conflicts.
+
 O(B * (II * u + e/n)) for a budget of B placements and u units per operation.
 
 Example::
@@ -25,7 +35,7 @@ from __future__ import annotations
 
 import heapq
 
-from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots
+from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots, writeback_conflicts
 
 
 def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt,
@@ -55,6 +65,7 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
     preds, succs = st.tight_preds, st.tight_succs  # the implied dependences hold through the others
     free_unit = mrt.free_unit
     fits: set = set()
+    wb = st.graph.machine.in_order_writeback
     while heap:
         if attempt.placements >= budget:
             attempt.outcome = f"budget of {budget} placements exhausted"
@@ -74,13 +85,15 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
         chosen = None
         for t in slots(n, estart, estart + ii - 1, ii, ops):
             u = free_unit(n, t)
-            if u is not None:
+            if u is not None and not (wb and writeback_conflicts(ops, ii, time, n, t)):
                 chosen = (t, u, ())
                 break
         if chosen is None:
             t = estart if n not in last or estart > last[n] else last[n] + 1
             t = next(iter(slots(n, t, t + ii - 1, ii, ops)))
             u, victims = mrt.best_unit(n, t)
+            if wb:
+                victims = tuple(dict.fromkeys([*victims, *writeback_conflicts(ops, ii, time, n, t)]))
             chosen = (t, u, victims)
         t, u, victims = chosen
         for v in victims:

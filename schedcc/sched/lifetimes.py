@@ -32,6 +32,7 @@ from typing import Mapping
 
 
 from schedcc.problem import SchedGraph, as_graph
+from schedcc.sched.mrt import writeback_conflicts
 
 from typing import TYPE_CHECKING
 
@@ -121,6 +122,7 @@ def stage_schedule(graph: SchedGraph, ii: int, cycle: Mapping[int, int], rounds:
     """
     cyc = dict(cycle)
     values = {n for n in range(len(graph)) if defines_value(graph, n)}
+    wb = graph.machine.in_order_writeback   # a move changes the order inside a row: keep write-back order
     moves = 0
     pred, succ = graph.pred, graph.succ
 
@@ -150,6 +152,8 @@ def stage_schedule(graph: SchedGraph, ii: int, cycle: Mapping[int, int], rounds:
             best_k, best = 0, cost(n)
             for k in range(lo, hi + 1):
                 if k == 0:
+                    continue
+                if wb and writeback_conflicts(graph.ops, ii, {m: c for m, c in cyc.items() if m != n}, n, t + k * ii):
                     continue
                 cyc[n] = t + k * ii
                 c = cost(n)

@@ -355,3 +355,23 @@ def longest_paths(st: LoopStructure, ii: int, reverse: bool) -> list[int]:
         if not changed:
             break
     return val
+
+
+def writeback_conflicts(ops, ii: int, time: dict, n: int, t: int) -> list:
+    """The placed operations (*time*: node -> cycle) whose write-back order operation *n*
+    at cycle *t* breaks, on a machine that writes results in issue order: for i before j
+    in a pass of the kernel (by row, then older iteration, then program order, as the
+    code generators write them) ``0 <= (row_j + lat_j) - (row_i + lat_i) <= II``
+    (:mod:`schedcc.sched.ims`). O(placed)."""
+    rn, sn = t % ii, t // ii
+    wn = rn + ops[n].latency
+    key = (rn, -sn, n)
+    out = []
+    for m, tm in time.items():
+        rm = tm % ii
+        gap = wn - (rm + ops[m].latency)
+        if (rm, -(tm // ii), m) > key:
+            gap = -gap
+        if not 0 <= gap <= ii:
+            out.append(m)
+    return out

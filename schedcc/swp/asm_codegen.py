@@ -1,4 +1,5 @@
-"""LoongArch assembly for a software-pipelined loop, on physical registers.
+"""Assembly for a software-pipelined loop, on physical registers (LoongArch and
+RISC-V: the opcodes it writes come from :mod:`schedcc.swp.asm_isa`).
 
 The loop block (:mod:`schedcc.swp.asm_loops`) keeps its label and becomes::
 
@@ -43,14 +44,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from schedcc.frontends.loongarch_asm import LOADS, STORES
-from schedcc.ir import Affine, Attr, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.ir import Affine, Const, Instr, Label, Mem, Reg, Sym
 from schedcc.sched.lifetimes import RegisterPressure
 from schedcc.sched.modulo import ModuloSchedule
-from schedcc.swp.asm_liveness import ALL, ORDER, free_registers, register_class
-
-CALLEE_SAVED_ORDER = tuple([f"$s{k}" for k in range(9)] + [f"$fs{k}" for k in range(8)])
-from schedcc.swp.asm_loops import INVERSE, AsmLoop
+from schedcc.swp.asm_isa import AsmIsa
+from schedcc.swp.asm_liveness import free_registers
+from schedcc.swp.asm_loops import AsmLoop
 from schedcc.swp.codegen import pipelined_passes
 from schedcc.swp.llvm_codegen import NotGenerated
 
@@ -63,34 +62,14 @@ class _Op:
     falls: bool = True              # control may go on to the next item
 
 
-def _virtual_class(name: str) -> str:
-    m = re.search(r"\$[a-z]+\d*", name)
-    return register_class(m.group(0)) if m else "gpr"
-
-
-def _move(dst: str, src: str) -> Instr:
-    cls = register_class(dst) if dst in ALL else _virtual_class(dst)
-    return Instr("fmov.d" if cls == "fpr" else "move", Reg(dst), (Reg(src),))
-
-
 def _imm(value: int, what: str) -> Const:
     if not -2048 <= value <= 2047:
         raise NotGenerated(f"{what} {value} does not fit in a 12-bit immediate")
     return Const(value)
 
 
-def _spill(kind: str, reg: str, offset: int) -> Instr:
-    """``st.d $s0, $sp, offset`` (kind ``st``) or ``ld.d`` (``ld``); ``fst.d``/``fld.d`` for FP."""
-    op = ("f" if register_class(reg) == "fpr" else "") + kind + ".d"
-    mem = Mem(None, Affine.of({"$sp": 1}, offset))
-    attrs = (("width", Attr(8)), ("spill", Attr(reg)))
-    if kind == "ld":
-        return Instr(op, Reg(reg), (mem,), attrs)
-    return Instr(op, None, (mem, Reg(reg)), attrs)
-
-
-def _addi(dst: str, src: str, value: int, what: str) -> Instr:
-    return Instr("addi.d", Reg(dst), (Reg(src), _imm(value, what)))
+def _addi(isa: AsmIsa, dst: str, src: str, value: int, what: str) -> Instr:
+    return Instr(isa.addi, Reg(dst), (Reg(src), _imm(value, what)))
 
 
 def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: RegisterPressure,
@@ -98,6 +77,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     """The whole text with loop *x* pipelined, the new code (label, lines) for reports,
     and a line on the registers used. Raises :class:`NotGenerated` with a reason."""
     loop = x.loop
+    isa = x.isa
+    _move = isa.move
     func = loop.function
     L = loop.block.label
     S, u, ii = sched.stages, pressure.unroll, sched.ii
@@ -109,7 +90,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         EXIT += "_"
     index = [b.label for b in func.blocks].index(L)
     after = func.blocks[index + 1] if index + 1 < len(func.blocks) else None
-    exit_live = live[after.label] if after is not None else ALL
+    exit_live = live[after.label] if after is not None else isa.all
     header_live = live[L]
     lines = text.splitlines()
     first_line = loop.block.loc.line
@@ -132,25 +113,25 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         sign = 1 if iv.step > 0 else -1
         a = abs(iv.step)
         first, second = (bound, xreg) if sign > 0 else (xreg, bound)
-        ops.append(_Op(Instr("sub.d", Reg(t), (Reg(first), Reg(second)))))
-        ops.append(_Op(_addi(t, t, -(sign * ex.offset + (need - 1) * a), "the guard's offset")))
-        ops.append(_Op(Instr("blt", None, (Reg(t), Reg("$zero"), Label(ORIG))), target=ORIG))
+        ops.append(_Op(Instr(isa.sub, Reg(t), (Reg(first), Reg(second)))))
+        ops.append(_Op(_addi(isa, t, t, -(sign * ex.offset + (need - 1) * a), "the guard's offset")))
+        ops.append(_Op(Instr("blt", None, (Reg(t), Reg(isa.zero), Label(ORIG))), target=ORIG))
         if a > 1:
             ops.append(_Op(Instr("andi", Reg(t), (Reg(t), Const(a - 1)))))
             ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     elif need >= 2:
         # the first test passes (x0 OP bound), then the distance to the bound, which can no
         # longer wrap, leaves room for need - 1 iterations: |bound - x0| >= (need - 2) * |step| (+1 for < >)
-        ops.append(_Op(_addi(t, xreg, ex.offset, "the guard's offset")))
+        ops.append(_Op(_addi(isa, t, xreg, ex.offset, "the guard's offset")))
         fail = {"lt": ("bge", t, bound), "le": ("blt", bound, t), "gt": ("bge", bound, t),
                 "ge": ("blt", t, bound)}[ex.op]
         op = fail[0] + ("u" if x.unsigned else "")
         ops.append(_Op(Instr(op, None, (Reg(fail[1]), Reg(fail[2]), Label(ORIG))), target=ORIG))
         room = (need - 2) * abs(iv.step) + (1 if ex.op in ("lt", "gt") else 0)
         if room > 0:
-            ops.append(_Op(Instr("sub.d", Reg(t), (Reg(bound), Reg(t)) if ex.op in ("lt", "le") else
+            ops.append(_Op(Instr(isa.sub, Reg(t), (Reg(bound), Reg(t)) if ex.op in ("lt", "le") else
                                  (Reg(t), Reg(bound)))))
-            ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(room, "the guard's trip count")))))
+            ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(room, "the guard's trip count")))))
             ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     for c in x.checks:
         # |first - second + offset| must be at least stride * S + width for every pair
@@ -160,9 +141,9 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
             continue
         lo = -K_ - max(d.offset for d in group)
         hi = K_ - min(d.offset for d in group)
-        ops.append(_Op(Instr("sub.d", Reg(t), (Reg(c.first), Reg(c.second)))))
-        ops.append(_Op(_addi(t, t, -(lo + 1), "a run-time check's offset")))
-        ops.append(_Op(Instr("sltui", Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
+        ops.append(_Op(Instr(isa.sub, Reg(t), (Reg(c.first), Reg(c.second)))))
+        ops.append(_Op(_addi(isa, t, t, -(lo + 1), "a run-time check's offset")))
+        ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
         ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     # into the virtual registers
     entry = len(ops)
@@ -171,7 +152,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
             ops.append(_Op(_move("v:" + r, r)))
     for ins in p.head:
         if ins.opcode == "sub":   # the kernel's bound
-            ops.append(_Op(_addi(ins.dest.name, ins.operands[0].name, -ins.operands[1].value,
+            ops.append(_Op(_addi(isa, ins.dest.name, ins.operands[0].name, -ins.operands[1].value,
                                  "the kernel's bound")))
         elif ins.opcode == "mov":
             ops.append(_Op(_move(ins.dest.name, ins.operands[0].name)))
@@ -192,10 +173,10 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     ops += [_Op(i) for i in p.epilogue]
     ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
     ops += [_Op(_move(r, "v:" + r)) for r in x.written]
-    inv = INVERSE[x.branch.opcode]
+    inv = isa.inverse[x.branch.opcode]
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 
-    free = free_registers(func, L, live)
+    free = free_registers(func, L, live, isa)
     saved: list[str] = []
     try:
         colour = _allocate(ops, x, free, header_live, exit_live, K)
@@ -203,27 +184,26 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         # Callee-saved registers the loop does not use: saved on the stack around the
         # pipelined code (not when the loop addresses the stack itself).
         mentioned = _mentioned(x)
-        saveable = [r for r in CALLEE_SAVED_ORDER if r not in mentioned and r not in free and r not in x.written]
-        if "$sp" in mentioned or not saveable:
+        saveable = [r for r in isa.callee_saved_order if r not in mentioned and r not in free and r not in x.written]
+        if isa.sp in mentioned or not saveable:
             raise
-        ops[len(ops) - 1:len(ops) - 1] = [_Op(_spill("ld", r, 0)) for r in saveable]
-        ops[entry:entry] = [_Op(_spill("st", r, 0)) for r in saveable]
+        ops[len(ops) - 1:len(ops) - 1] = [_Op(isa.spill("ld", r, 0)) for r in saveable]
+        ops[entry:entry] = [_Op(isa.spill("st", r, 0)) for r in saveable]
         colour = _allocate(ops, x, free + saveable, header_live, exit_live, K)
         saved = [r for r in saveable if r in colour.values()]
         size = (8 * len(saved) + 15) // 16 * 16
         keep = []
         for op in ops:
-            if op.instr is not None and op.instr.opcode in ("st.d", "fst.d", "ld.d", "fld.d") \
-                    and op.instr.attr("spill") is not None:
+            if op.instr is not None and op.instr.attr("spill") is not None:
                 r = op.instr.attr("spill")
                 if r not in saved:
                     continue
-                load = op.instr.opcode in ("ld.d", "fld.d")
+                load = op.instr.opcode in isa.loads
                 if not load and r == saved[0]:
-                    keep.append(_Op(_addi("$sp", "$sp", -size, "the stack adjustment")))
-                keep.append(_Op(_spill("ld" if load else "st", r, 8 * saved.index(r))))
+                    keep.append(_Op(_addi(isa, isa.sp, isa.sp, -size, "the stack adjustment")))
+                keep.append(_Op(isa.spill("ld" if load else "st", r, 8 * saved.index(r))))
                 if load and r == saved[-1]:
-                    keep.append(_Op(_addi("$sp", "$sp", size, "the stack adjustment")))
+                    keep.append(_Op(_addi(isa, isa.sp, isa.sp, size, "the stack adjustment")))
                 continue
             keep.append(op)
         ops = keep
@@ -233,9 +213,9 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
             body.append(f"{op.label}:")
             continue
         ins = _substitute(op.instr, colour)
-        if ins.opcode in ("move", "fmov.d") and ins.dest == ins.operands[0]:
+        if ins.opcode in (isa.gmove, isa.fmove) and ins.dest == ins.operands[0]:
             continue
-        body.append("\t" + _format(ins))
+        body.append("\t" + _format(ins, isa))
     orig = [f"{ORIG}:"]
     for k in range(first_line + 1, branch_line + 1):
         line = lines[k - 1]
@@ -244,7 +224,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         orig.append(line)
     out = lines[:first_line] + body + orig + ([f"{EXIT}:"] if new_exit_label else []) + lines[branch_line:]
     used = sorted({c for c in colour.values() if c not in x.written and c not in _mentioned(x) and c not in saved},
-                  key=ORDER.index)
+                  key=isa.order.index)
     note = (f"kernel unrolled {u}x for modulo variable expansion; registers: the loop's own"
             + (f" and {len(used)} free ({' '.join(used)})" if used else "")
             + (f", {len(saved)} callee-saved ones saved on the stack around it ({' '.join(saved)})" if saved else ""))
@@ -267,9 +247,9 @@ def _split_code(lines: list[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _names(ins: Instr) -> tuple[list[str], list[str]]:
+def _names(ins: Instr, isa: AsmIsa) -> tuple[list[str], list[str]]:
     """(registers read, registers written) of an instruction in the new code."""
-    uses = [r for r in ins.uses() if r != "$zero"]
+    uses = [r for r in ins.uses() if r != isa.zero]
     return uses, list(ins.defs())
 
 
@@ -295,19 +275,20 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
             if op.instr is None:
                 before = set(out)
             else:
-                uses, defs = _names(op.instr)
+                uses, defs = _names(op.instr, x.isa)
                 before = (out - set(defs)) | set(uses)
             if out != live_after[k] or before != live_before[k]:
                 live_after[k], live_before[k] = out, before
                 changed = True
-    virtual = {r for op in ops if op.instr is not None for r in sum(_names(op.instr), []) if r not in ALL}
+    isa = x.isa
+    virtual = {r for op in ops if op.instr is not None for r in sum(_names(op.instr, isa), []) if r not in isa.all}
     edges: dict[str, set[str]] = {v: set() for v in virtual}
     prefer: dict[str, list[str]] = {v: [] for v in virtual}
     for k, op in enumerate(ops):
         if op.instr is None:
             continue
-        uses, defs = _names(op.instr)
-        is_move = op.instr.opcode in ("move", "fmov.d")
+        uses, defs = _names(op.instr, isa)
+        is_move = op.instr.opcode in (isa.gmove, isa.fmove)
         for d in defs:
             for other in live_after[k]:
                 if other == d or (is_move and other == uses[0]):
@@ -325,12 +306,12 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
     pool = list(dict.fromkeys(list(x.written) + free))
     colour: dict[str, str] = {}
     for v in sorted(virtual, key=lambda v: (-len(edges[v]), v)):
-        cls = _virtual_class(v)
+        cls = isa.register_class(v)
         taken = {colour.get(o, o) for o in edges[v]}
-        candidates = [r for r in pool if register_class(r) == cls and r not in taken]
+        candidates = [r for r in pool if isa.register_class(r) == cls and r not in taken]
         if not candidates:
-            live_max = max(sum(1 for r in s if r not in ALL and _virtual_class(r) == cls) for s in live_after)
-            room = [r for r in pool if register_class(r) == cls]
+            live_max = max(sum(1 for r in s if r not in isa.all and isa.register_class(r) == cls) for s in live_after)
+            room = [r for r in pool if isa.register_class(r) == cls]
             kind = {"gpr": "integer", "fpr": "floating-point", "fcc": "condition"}[cls]
             raise NotGenerated(f"needs {max(live_max, len(room) + 1)} {kind} registers at once, {len(room)} free "
                                f"(its own and those dead across the loop)")
@@ -353,31 +334,31 @@ def _substitute(ins: Instr, colour: dict[str, str]) -> Instr:
     return Instr(ins.opcode, dest, tuple(operand(o) for o in ins.operands), ins.attrs)
 
 
-def _mem_text(ins: Instr, mem: Mem, form: str) -> str:
+def _mem_text(ins: Instr, mem: Mem, form: str, isa: AsmIsa) -> str:
     terms = [t for t, c in mem.index.terms for _ in range(c)] if all(c > 0 for _, c in mem.index.terms) else None
     if form == "rr":
         if terms is None or len(terms) != 2 or mem.index.const:
             raise NotGenerated(f"internal: '{ins}' has no indexed form")
         return f"{terms[0]}, {terms[1]}"
-    regs = [t for t in (terms or []) if t.startswith("$")]
-    syms = [t for t in (terms or []) if not t.startswith("$")]
+    regs = [t for t in (terms or []) if t in isa.all]
+    syms = [t for t in (terms or []) if t not in isa.all]
     if terms is None or len(regs) != 1 or len(syms) > 1 or (syms and mem.index.const):
         raise NotGenerated(f"internal: '{ins}' has no base + offset form")
     if syms:
-        return f"{regs[0]}, {syms[0]}"
+        return isa.mem_text(regs[0], "", syms[0])
     off = mem.index.const
-    lo, hi = (-2048, 2047) if "ptr" not in ins.opcode else (-32768, 32764)
+    lo, hi = isa.offset_range(ins.opcode)
     if not lo <= off <= hi:
         raise NotGenerated(f"the corrected offset {off} of '{ins.opcode}' is out of range")
-    return f"{regs[0]}, {off}"
+    return isa.mem_text(regs[0], str(off))
 
 
-def _format(ins: Instr) -> str:
+def _format(ins: Instr, isa: AsmIsa) -> str:
     op = ins.opcode
-    if op in LOADS:
-        return f"{op}\t{ins.dest}, {_mem_text(ins, ins.operands[0], LOADS[op][1])}"
-    if op in STORES:
-        return f"{op}\t{ins.operands[1]}, {_mem_text(ins, ins.operands[0], STORES[op][1])}"
+    if op in isa.loads:
+        return f"{op}\t{ins.dest}, {_mem_text(ins, ins.operands[0], isa.loads[op][1], isa)}"
+    if op in isa.stores:
+        return f"{op}\t{ins.operands[1]}, {_mem_text(ins, ins.operands[0], isa.stores[op][1], isa)}"
     parts = ([str(ins.dest)] if ins.dest is not None else []) + [
-        o.name if isinstance(o, (Label, Sym)) else str(o) for o in ins.operands]
+        o.name if isinstance(o, (Label, Sym)) else str(o) for o in ins.operands] + isa.format_extra(ins)
     return f"{op}\t{', '.join(parts)}"

@@ -1,5 +1,7 @@
-"""Which LoongArch registers a software-pipelined loop may take: liveness over a
-function of assembly, and the calling convention (LP64D).
+"""Which registers a software-pipelined loop may take: liveness over a function
+of assembly, and the calling convention (LP64D on LoongArch and on RISC-V; the
+registers of each are in its description, :mod:`schedcc.swp.asm_isa`; the
+examples below are LoongArch's).
 
 A register is *free* at a loop when no path from the loop's entry reads it
 before writing it: its value is dead there, so code placed there may use it.
@@ -24,58 +26,41 @@ Example::
 
 from __future__ import annotations
 
-from schedcc.ir import Function, Instr, Label, Reg
+from schedcc.ir import Function, Instr, Label
+from schedcc.swp.asm_isa import LOONGARCH, AsmIsa
 
-GPR = tuple(["$zero", "$ra", "$tp", "$sp"] + [f"$a{k}" for k in range(8)] + [f"$t{k}" for k in range(9)]
-            + ["$r21", "$fp"] + [f"$s{k}" for k in range(9)])
-FPR = tuple([f"$fa{k}" for k in range(8)] + [f"$ft{k}" for k in range(16)] + [f"$fs{k}" for k in range(8)])
-FCC = tuple(f"$fcc{k}" for k in range(8))
-RESERVED = frozenset({"$zero", "$tp", "$sp", "$r21"})
-CALLEE_SAVED = frozenset([f"$s{k}" for k in range(9)] + ["$fp"] + [f"$fs{k}" for k in range(8)])
-ARGUMENTS = frozenset([f"$a{k}" for k in range(8)] + [f"$fa{k}" for k in range(8)])
-CALLER_SAVED = frozenset(r for r in GPR + FPR + FCC if r not in CALLEE_SAVED and r not in RESERVED)
-ALL = frozenset(GPR + FPR + FCC)
-# Allocation order: caller-saved temporaries first, then arguments, then callee-saved (free only if saved).
-ORDER = tuple([f"$t{k}" for k in range(9)] + [f"$a{k}" for k in range(7, -1, -1)] + [f"$s{k}" for k in range(9)]
-              + ["$fp", "$ra"] + [f"$ft{k}" for k in range(16)] + [f"$fa{k}" for k in range(7, -1, -1)]
-              + [f"$fs{k}" for k in range(8)])
-AT_RETURN = frozenset({"$a0", "$a1", "$fa0", "$fa1", "$ra", "$sp", "$tp", "$r21"}) | CALLEE_SAVED
+# LoongArch's tables, under their old names (the instruction set's description has them all).
+GPR, FPR, FCC = LOONGARCH.gpr, LOONGARCH.fpr, LOONGARCH.fcc
+RESERVED, CALLEE_SAVED, ARGUMENTS = LOONGARCH.reserved, LOONGARCH.callee_saved, LOONGARCH.arguments
+CALLER_SAVED, ALL, ORDER, AT_RETURN = LOONGARCH.caller_saved, LOONGARCH.all, LOONGARCH.order, LOONGARCH.at_return
 
 
-def register_class(name: str) -> str:
+def register_class(name: str, isa: AsmIsa = LOONGARCH) -> str:
     """``gpr``, ``fpr`` or ``fcc``."""
-    if name.startswith("$fcc"):
-        return "fcc"
-    return "fpr" if name.startswith(("$fa", "$ft", "$fs")) else "gpr"
+    return isa.register_class(name)
 
 
-def effects(ins: Instr, labels: set[str]) -> tuple[set[str], set[str], str]:
+def effects(ins: Instr, labels: set[str], isa: AsmIsa = LOONGARCH) -> tuple[set[str], set[str], str]:
     """(registers read, registers written, how control continues): ``next`` (falls
     through), ``branch`` (a conditional branch: also to its label), ``jump`` (only to
     its label), ``return``, ``unknown`` (a jump schedcc cannot follow)."""
-    op = ins.opcode
-    uses = {r for r in ins.uses() if r != "$zero"}
+    uses = {r for r in ins.uses() if r != isa.zero}
     defs = set(ins.defs())
-    target = next((o.name for o in ins.operands if isinstance(o, Label)), None)
-    if op == "bl" or (op == "jirl" and ins.operands and ins.operands[0] == Reg("$ra")):
-        return uses | ARGUMENTS, defs | CALLER_SAVED, "next"
-    if op == "syscall":
-        return uses, defs | {"$a0"}, "next"
-    if op == "ret" or (op == "jr" and ins.operands == (Reg("$ra"),)) or \
-            (op == "jirl" and ins.operands[:2] == (Reg("$zero"), Reg("$ra"))):
-        return uses | AT_RETURN, defs, "return"
-    if op in ("jr", "jirl"):
-        return set(ALL), defs, "unknown"
-    if op == "b":
-        if target in labels:
-            return uses, defs, "jump"
-        return uses | ARGUMENTS | AT_RETURN, defs, "return"   # a tail call
-    if ins.is_terminator:
-        return uses, defs, "branch" if target in labels else "unknown"
-    return uses, defs, "next"
+    kind = isa.control(ins, labels)
+    if kind == "call":
+        return uses | isa.arguments, defs | isa.caller_saved, "next"
+    if kind == "syscall":
+        return uses, defs | {isa.syscall_result}, "next"
+    if kind == "return":
+        return uses | isa.at_return, defs, "return"
+    if kind == "indirect":
+        return set(isa.all), defs, "unknown"
+    if kind == "tail":
+        return uses | isa.arguments | isa.at_return, defs, "return"   # a tail call
+    return uses, defs, kind
 
 
-def live_in(function: Function) -> dict[str, frozenset[str]]:
+def live_in(function: Function, isa: AsmIsa = LOONGARCH) -> dict[str, frozenset[str]]:
     """The registers live at the start of each block of *function* (by label)."""
     blocks = function.blocks
     labels = {b.label for b in blocks}
@@ -91,7 +76,7 @@ def live_in(function: Function) -> dict[str, frozenset[str]]:
         nxt = []
         flow = "next"
         for ins in reversed(b.instrs):
-            uses, defs, kind = effects(ins, labels)
+            uses, defs, kind = effects(ins, labels, isa)
             if ins is b.instrs[-1]:
                 flow = kind
                 target = next((o.name for o in ins.operands if isinstance(o, Label)), None)
@@ -104,9 +89,9 @@ def live_in(function: Function) -> dict[str, frozenset[str]]:
             if k + 1 < len(blocks):
                 nxt.append(k + 1)
             else:
-                out_extra |= ALL   # falls off the end of the function
+                out_extra |= isa.all   # falls off the end of the function
         if flow == "unknown":
-            out_extra |= ALL
+            out_extra |= isa.all
         succ.append(nxt)
         gen.append(g)
         kill.append(kl)
@@ -125,10 +110,11 @@ def live_in(function: Function) -> dict[str, frozenset[str]]:
     return {b.label: frozenset(live[k]) for k, b in enumerate(blocks)}
 
 
-def free_registers(function: Function, label: str, live: dict[str, frozenset[str]] | None = None) -> list[str]:
+def free_registers(function: Function, label: str, live: dict[str, frozenset[str]] | None = None,
+                   isa: AsmIsa = LOONGARCH) -> list[str]:
     """Registers dead at the start of block *label* and not used in it (none reserved), in
     allocation order: the ones code placed at that block may take."""
-    live = live if live is not None else live_in(function)
+    live = live if live is not None else live_in(function, isa)
     block = function.block(label)
     used = {r for ins in block.instrs for r in ins.uses() + ins.defs()}
-    return [r for r in ORDER if r not in live[label] and r not in used and r not in RESERVED]
+    return [r for r in isa.order if r not in live[label] and r not in used and r not in isa.reserved]

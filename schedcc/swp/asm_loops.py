@@ -1,4 +1,6 @@
-"""Loops of LoongArch assembly for the software pipeliner.
+"""Loops of assembly (LoongArch, RISC-V) for the software pipeliner; the
+examples are LoongArch's, RISC-V reads the same with its own opcodes
+(``addi``, ``bnez``, ``fld``; :mod:`schedcc.swp.asm_isa`).
 
 A loop is a block that starts at a label and ends with a conditional branch
 back to it; the exit is the fall-through::
@@ -45,19 +47,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from schedcc.frontends.loongarch_asm import LOADS, STORES
 from schedcc.frontends.source import Source
-from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
+from schedcc.ir import Affine, Block, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
-from schedcc.swp.asm_liveness import RESERVED, register_class
+from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
-_SWAP = {"ne": "ne", "lt": "gt", "ge": "le"}
-INVERSE = {"bnez": "beqz", "beqz": "bnez", "bne": "beq", "beq": "bne", "blt": "bge", "bge": "blt",
-           "bltu": "bgeu", "bgeu": "bltu"}
-_JUMPS = ("b", "jr", "ret")
+INVERSE = LOONGARCH.inverse
 
 
 @dataclass(frozen=True)
@@ -84,34 +82,36 @@ class AsmLoop:
     branch: Instr               # the loop branch as read
     unsigned: bool
     checks: list[Check]
+    isa: AsmIsa = LOONGARCH
 
     @property
     def name(self) -> str:
         return self.loop.name
 
 
-def falls_through(block: Block) -> bool:
+def falls_through(block: Block, isa: AsmIsa = LOONGARCH) -> bool:
     term = block.terminator
-    return term is None or not (term.opcode in _JUMPS or (term.opcode == "jirl" and term.operands[0] == Reg("$zero")))
+    return term is None or not (term.opcode in isa.jumps or isa.control(term, set()) == "indirect")
 
 
 def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
     """Every loop of an assembly source, in text order: an :class:`AsmLoop` when it can be
     pipelined, a :class:`NotPipelined` with the reason otherwise."""
     out: list[AsmLoop | NotPipelined] = []
+    isa = isa_of(source)
     for func in source.program.functions:
-        loops = back_edges(func, falls_through)
+        loops = back_edges(func, lambda b: falls_through(b, isa))
         headers = {header.label for _, header, _ in loops}
         for block, header, body in loops:
             if block is header:
-                out.append(analyse_asm_loop(func, block))
+                out.append(analyse_asm_loop(func, block, isa))
                 continue
             reason, kind = multi_block_reason(block, header, body, headers)
-            calls = [i for b in body for i in b.instrs if i.opcode in ("bl", "syscall") or
-                     (i.opcode == "jirl" and i.operands[0] == Reg("$ra"))]
+            calls = [i for b in body for i in b.instrs if isa.control(i, set()) in ("call", "syscall")]
             if calls and kind != "outer":
-                what = {"bl": f"calls {calls[0].operands[-1]}", "syscall": "makes a system call"}.get(
-                    calls[0].opcode, "calls a function")
+                named = next((o for o in calls[0].operands if not isinstance(o, Reg)), None)
+                what = ("makes a system call" if isa.control(calls[0], set()) == "syscall" else
+                        f"calls {named}" if calls[0].opcode in ("bl", "call") else "calls a function")
                 reason = (f"the loop {what} (line {calls[0].loc.line if calls[0].loc else '?'}): a call may read and "
                           "write any memory, so iterations cannot overlap")
                 kind = "call"
@@ -130,21 +130,7 @@ def _rename(ins: Instr, names: dict[str, str]) -> Instr:
     return replace(ins, dest=dest, operands=tuple(r(o) for o in ins.operands))
 
 
-def _generic(ins: Instr) -> Instr:
-    """The instruction in the schedcc IR's generic opcodes, for the symbolic evaluation
-    of addresses and induction variables (``addi.d`` -> ``add``); ``opaque`` otherwise."""
-    ops = tuple(Const(0) if o == Reg("$zero") else o for o in ins.operands)
-    table = {"addi.d": "add", "add.d": "add", "sub.d": "sub", "mul.d": "mul", "slli.d": "shl", "move": "mov"}
-    if ins.dest is None or any(isinstance(o, Mem) for o in ops):
-        return ins
-    if ins.opcode in table:
-        return Instr(table[ins.opcode], ins.dest, ops, syntax="named")
-    if ins.opcode in ("or", "ori") and len(ops) == 2 and Const(0) in ops:
-        return Instr("mov", ins.dest, (ops[1] if ops[0] == Const(0) else ops[0],))
-    return Instr("opaque", ins.dest)
-
-
-def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined:
+def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) -> AsmLoop | NotPipelined:
     """Check one self-looping block of assembly; see the module docstring."""
     def no(reason: str, kind: str = "other") -> NotPipelined:
         return NotPipelined(function, block, reason, kind)
@@ -152,8 +138,11 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
     term = block.terminator
     L = block.label
     op = term.opcode if term is not None else ""
-    if op == "b":
+    if op in ("b", "j"):
         return no(f"the loop ends with '{term.opcode} {L}': it never exits", "shape")
+    regs = tuple(o.name for o in term.operands[:-1] if isinstance(o, Reg))
+    if op not in BRANCH_OPS and op not in ("bnez", "beqz") and op in isa.inverse:
+        op, regs = isa.branch_form(op, regs)
     if op in ("beqz", "beq"):
         return no(f"the loop runs while '{term}' is equal: it runs at most twice, or the trip count is unknown", "trip-count")
     if op in ("bceqz", "bcnez"):
@@ -164,9 +153,9 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
     written: list[str] = []
     for ins in body:
         for r in ins.defs():
-            if r in RESERVED or r == "$ra":
+            if r in isa.reserved:
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes {r}", "shape")
-            if register_class(r) == "fcc":
+            if isa.register_class(r) == "fcc":
                 return no(f"'{ins}' (line {ins.loc.line if ins.loc else '?'}) writes a condition flag; "
                           "condition flags are not renamed", "shape")
             if r not in written:
@@ -175,9 +164,9 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
             return no(f"'{ins.opcode}' (line {ins.loc.line if ins.loc else '?'}) writes part of {ins.dest} and "
                       "keeps the rest: such a loop is not pipelined", "shape")
     names = {r: "v:" + r for r in written}
-    branch_ops = term.operands[:-1]
+    branch_ops = tuple(Reg(r) for r in regs)
     if op == "bnez":
-        branch_ops = (branch_ops[0], Reg("$zero"))
+        branch_ops = (branch_ops[0], Reg(isa.zero))
         op = "bne"
     instrs = [_rename(i, names) for i in body]
     instrs.append(Instr(op, None, tuple(_rename(Instr("x", None, branch_ops), names).operands) + (Label(L),),
@@ -185,16 +174,14 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
     instrs_t = tuple(instrs)
     reaching, _ = mutable_reaching(instrs_t)
     br = len(instrs_t) - 1
-    fixed = frozenset(n for n, ins in enumerate(instrs_t)
-                      if (ins.opcode in LOADS and LOADS[ins.opcode][1] == "rr")
-                      or (ins.opcode in STORES and STORES[ins.opcode][1] == "rr") or "ptr" in ins.opcode)
-    body = Body(function, Block(L, instrs_t, block.loc), tuple(_generic(i) for i in instrs_t), reaching, br,
+    fixed = frozenset(n for n, ins in enumerate(instrs_t) if isa.is_fixed(ins))
+    body = Body(function, Block(L, instrs_t, block.loc), tuple(generic_instr(isa, i) for i in instrs_t), reaching, br,
                 BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
                 live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
     view = analyse(body)
     if isinstance(view, Refusal):
         if view.kind == "no-iv":
-            return no("no induction variable: no register is stepped by a constant (addi.d r, r, c) in the body",
+            return no(f"no induction variable: no register is stepped by a constant ({isa.addi} r, r, c) in the body",
                       "induction")
         if view.kind == "no-test":
             return no(f"the loop test '{term}' does not compare an induction variable with a register the loop "
@@ -206,9 +193,9 @@ def analyse_asm_loop(function: Function, block: Block) -> AsmLoop | NotPipelined
     if view.exit.op == "ne" and abs(iv.step) & (abs(iv.step) - 1):
         return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
                   "that only for steps that are powers of two", "trip-count")
-    checks = _checks(instrs_t, view.accesses)
+    checks = _checks(instrs_t, view.accesses, isa)
     view = replace(view, disjoint=frozenset(c.nodes for c in checks))
-    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks)
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa)
 
 
 def _width(ins: Instr) -> int:
@@ -216,7 +203,7 @@ def _width(ins: Instr) -> int:
     return w if isinstance(w, int) else 1
 
 
-def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access]) -> list[Check]:
+def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access], isa: AsmIsa = LOONGARCH) -> list[Check]:
     """The pairs of accesses whose dependence a run-time check can rule out: pointer
     references through two different base registers (entry values), the same stride."""
     out: list[Check] = []
@@ -236,8 +223,7 @@ def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access]) -> list[Chec
             terms = {t: c for t, c in terms.items() if c}
             plus = [t for t, c in terms.items() if c == 1]
             minus = [t for t, c in terms.items() if c == -1]
-            if len(terms) != 2 or len(plus) != 1 or len(minus) != 1 or not all(t.startswith(("$", "v:$"))
-                                                                                for t in terms):
+            if len(terms) != 2 or len(plus) != 1 or len(minus) != 1 or not all(isa.is_register(t) for t in terms):
                 continue
             base = lambda t: t[2:] if t.startswith("v:") else t  # noqa: E731 (the register on entry)
             out.append(Check((a, b), base(plus[0]), base(minus[0]), sa.const - sb.const, abs(sa.step),

@@ -1,4 +1,4 @@
-"""Software pipelining of a LoongArch assembly file: every single-block loop is
+"""Software pipelining of an assembly file (LoongArch or RISC-V): every single-block loop is
 found (:mod:`schedcc.swp.asm_loops`), modulo-scheduled and verified, and
 written back on physical registers (:mod:`schedcc.swp.asm_codegen`). A schedule
 whose code would need more registers than the loop has is rejected, and the
@@ -18,11 +18,13 @@ Example::
 
 from __future__ import annotations
 
-from schedcc.frontends.loongarch_asm import parse_asm
+from collections.abc import Collection
+
 from schedcc.frontends.source import Source
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
 from schedcc.swp.asm_codegen import generate_asm
+from schedcc.swp.asm_isa import isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
 from schedcc.swp.llvm_codegen import NotGenerated
@@ -32,18 +34,23 @@ from schedcc.target import Target, check_opcodes, load_target
 
 
 def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
-                 accept: AcceptFunction | None = None) -> PipelineResult:
-    """Pipeline the loops of an assembly source; ``text`` of the result is the new file."""
+                 accept: AcceptFunction | None = None, functions: Collection[str] | None = None) -> PipelineResult:
+    """Pipeline the loops of an assembly source; ``text`` of the result is the new file.
+    *functions*: only the loops of these functions (the others are left out of the result)."""
     tgt = load_target(target)
     check_opcodes(source.program, tgt)
+    isa = isa_of(source)
     current = source
     results: list[LoopResult] = []
     for found in find_asm_loops(source):
+        if functions is not None and (found.function if isinstance(found, NotPipelined)
+                                      else found.loop.function).name not in functions:
+            continue
         if isinstance(found, NotPipelined):
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
         x = found if current is source else _again(current, found)
-        live = live_in(x.loop.function)
+        live = live_in(x.loop.function, isa)
         made: dict[int, tuple] = {}
 
         def fits(sched: ModuloSchedule, x: AsmLoop = x, live=live, made=made) -> bool | str:
@@ -68,14 +75,14 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                               "run out before iterations can overlap")
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
-        current = parse_asm(text, source.program.source)
+        current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 
 
 def _again(source: Source, old: AsmLoop) -> AsmLoop:
     """The same loop in the text after earlier loops were transformed."""
     func = source.program.function(old.loop.function.name)
-    found = analyse_asm_loop(func, func.block(old.loop.block.label))
+    found = analyse_asm_loop(func, func.block(old.loop.block.label), old.isa)
     if not isinstance(found, AsmLoop):
         raise AssertionError(f"internal: {old.name} is no longer a loop: {found.reason}")
     return found

@@ -76,6 +76,8 @@ def wait_of(d: Dependence, dag, target: Target) -> int:
     return lat if lat is not None else dag.dep(d.src, d.dst).latency
 
 
+MAX_DIGITS = 18  # instruction numbers and waits in an answer: 18 digits are far more than any block holds
+_BIG_NUMBER = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
 _EDGE = re.compile(r"^#?(\d+)\s*->\s*#?(\d+)\s+(RAW|WAR|WAW|MEM|CTRL|ORDER)\s*(.*)$", re.I)
 # what `schedcc deps` prints after the location: "(memory)", then the wait "(+3)"
 _WAIT = re.compile(r"\s*\(\s*\+?\s*(-?\d+)\s*\)\s*$")
@@ -126,6 +128,11 @@ def check_answer(block: Block, target: Target | str, answer: str, name: str = "<
             continue
         m, w = _EDGE.match(line), _WEIGHT.match(line)
         loc = Loc(name, lineno, 1)
+        big = _BIG_NUMBER.search(raw.split("//")[0])
+        if big:  # no block has that many instructions, no wait is that long (and Python reads 4,300 digits)
+            raise SchedccError(f"a number of {len(big.group()):,} digits: instruction numbers and waits have at "
+                               f"most {MAX_DIGITS}", Loc(name, lineno, big.start() + 1), source_line=raw,
+                               width=len(big.group()))
         if w:
             given_weights[instruction(int(w.group(1)), loc, raw)] = int(w.group(2))
             report.answered += 1

@@ -20,14 +20,26 @@ as possibly incomplete); with fewer, the whole file.
 
 A CPU run has no GPU stream, so HTA finds no kernel there (its figure is
 NaN). The same definition applies with the CPU doing the work kernels do:
-the computation "kernels" are the *leaf* CPU operators (nothing nested
-inside them) on the threads that run the model, communication calls
-(``c10d::*``, ``_c10d_functional::*``) left out, and the communication
-"kernels" are the collectives' executions on ProcessGroupGloo's worker
-threads (``gloo:all_reduce`` ...); each is its own launch, so the window
-keeps those that start before the last step. The test suite gives HTA exactly that
-mapping (those rows as kernels of two streams) and compares its percentage
-with this module's on the same files.
+
+* communication "kernels" are the collectives' executions on
+  ProcessGroupGloo's worker threads (``gloo:all_reduce`` ...), each its own
+  launch, so the window keeps those that start before the last step;
+* computation "kernels" are the time the threads that run the model spend
+  inside CPU operators (``cpu_op`` events, at any depth: ``aten::linear``,
+  ``autograd::engine::evaluate_function: AddmmBackward0``,
+  ``Optimizer.step``), minus the time inside collective calls
+  (``c10d::*``, ``_c10d_functional::*`` with their waits, and everything
+  nested in them): :func:`schedcc.torch.computing.compute_spans`.
+
+So when DDP's reducer has handed a bucket to a gloo worker and the main
+thread goes on with the backward, the all-reduce is overlapped for as long
+as both run; while the main thread blocks in a collective call (or in a
+wait inside an FSDP hook, which is no operator) it is exposed. Only leaf
+operators would not do: ``aten::mm`` records ``aten::resolve_conj`` inside
+it, so the leaves of a backward GEMM cover almost none of its time. The test
+suite gives HTA exactly that mapping (those intervals as kernels of two
+streams, computed from the raw JSON by ``tests/hta_bridge.py``) and compares
+its percentage with this module's on the same files.
 
 Example::
 
@@ -42,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from schedcc.torch.kineto import RankTrace
+from schedcc.torch.computing import compute_spans, is_comm_call  # noqa: F401 (is_comm_call re-exported)
 from schedcc.torch.lanes import comm_kind
 
 COMM_KERNEL = re.compile(r"^nccl.*Kernel")
@@ -104,10 +117,6 @@ def exposure(compute, comm, rank: int = 0) -> Exposure:
     return Exposure(rank, float(sum(e - s for s, e in b)), float(both), float(sum(e - s for s, e in a)))
 
 
-def is_comm_call(name: str) -> bool:
-    return name.startswith(("c10d::", "_c10d_functional::", "record_param_comms", "nccl:"))
-
-
 def kernels(trace: RankTrace) -> tuple[list, list]:
     """Step 1: (computation, communication) intervals of *trace*, whole file (see the module docstring)."""
     stream_events = [e for e in trace.events if _int(e.args.get("stream")) is not None]
@@ -124,17 +133,16 @@ def kernels(trace: RankTrace) -> tuple[list, list]:
             elif not MEMORY_KERNEL.match(e.name) and not NOT_COMPUTE.match(e.name):
                 compute.append((e.ts, e.end))
         return compute, comm
-    comm_lanes = {e.lane for e in trace.events if e.depth == 0 and comm_kind(e.name)}
-    comm_lanes = {lane for lane in comm_lanes
-                  if all(comm_kind(e.name) for e in trace.events if e.lane == lane and e.depth == 0)}
+    by_lane: dict[tuple, list] = {}
     for e in trace.events:
-        if cut is not None and e.ts >= cut:
-            continue
-        if e.lane in comm_lanes:
-            if e.depth == 0:
-                comm.append((e.ts, e.end))
-        elif e.leaf and e.cat == "cpu_op" and not is_comm_call(e.name):
-            compute.append((e.ts, e.end))
+        by_lane.setdefault(e.lane, []).append(e)
+    hi = cut if cut is not None else float("inf")
+    for lane, evs in by_lane.items():
+        outer = [e for e in evs if e.depth == 0]
+        if outer and all(comm_kind(e.name) for e in outer):
+            comm.extend((e.ts, e.end) for e in outer if e.ts < hi)
+        else:
+            compute.extend(span for span in compute_spans(evs) if span[0] < hi)
     return compute, comm
 
 

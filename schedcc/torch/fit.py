@@ -41,6 +41,7 @@ class CommFit:
     samples: int
     median_error: float          # median |fit - measured| / measured over the samples
     target: Target | None = None
+    sizeless: bool = False       # no sample had a size (traced without record_shapes): alpha only
 
     def predict_us(self, kind: str, size: float, ranks: int) -> float:
         a, b = factors(kind, ranks)
@@ -49,6 +50,9 @@ class CommFit:
     def describe(self) -> str:
         if not self.samples:
             return "no collectives to fit"
+        if self.sizeless:
+            return (f"alpha {self.alpha_us:,.1f} us per ring step, bandwidth unknown (the trace records no "
+                    f"message sizes); median error {self.median_error:.0%} on {self.samples} collectives")
         return (f"alpha {self.alpha_us:,.1f} us per ring step, {self.bandwidth / 1e9:,.3f} GB/s; "
                 f"median error {self.median_error:.0%} on {self.samples} collectives")
 
@@ -74,20 +78,23 @@ def fit_samples(samples: list[tuple[str, float, int, float]]) -> CommFit:
     weights = [1.0] * len(rows)
     alpha, beta = 0.0, 0.0
     one_size = len({size for _, _, size, _ in rows}) == 1
+    sizeless = one_size and rows[0][2] == 0
     for _ in range(ROUNDS):
-        alpha, beta = _solve(rows, weights, one_size)
+        alpha, beta = _solve(rows, weights, one_size and not sizeless, sizeless)
         weights = [1.0 / max(abs(a * alpha + b * s * beta - t), 1e-3 * t) for a, b, s, t in rows]
     errors = sorted(abs(a * alpha + b * s * beta - t) / t for a, b, s, t in rows)
     bandwidth = 1e6 / beta if beta > 0 else 1e12
-    return CommFit(alpha, bandwidth, len(rows), errors[len(errors) // 2])
+    return CommFit(alpha, bandwidth, len(rows), errors[len(errors) // 2], sizeless=sizeless)
 
 
-def _solve(rows, w, one_size: bool) -> tuple[float, float]:
+def _solve(rows, w, one_size: bool, sizeless: bool = False) -> tuple[float, float]:
     """Weighted least squares for t = a alpha + (b s) beta with alpha, beta >= 0 (us, us per byte)."""
     def single(col: int) -> float:
         num = sum(wi * (r[0] if col == 0 else r[1] * r[2]) * r[3] for wi, r in zip(w, rows))
         den = sum(wi * (r[0] if col == 0 else r[1] * r[2]) ** 2 for wi, r in zip(w, rows))
         return max(num / den, 0.0) if den > 0 else 0.0
+    if sizeless:
+        return single(0), 0.0
     if one_size:
         return 0.0, single(1)
     saa = sum(wi * r[0] * r[0] for wi, r in zip(w, rows))
@@ -115,9 +122,9 @@ def fit_target(views) -> CommFit:
         peers = c.peers or [c]
         last = max(p.start for p in peers)
         transfer = sum(p.end for p in peers) / len(peers) - last
-        samples.append((c.kind, c.bytes, len(peers), transfer))
+        samples.append((c.kind, c.bytes, c.group_size, transfer))
     fit = fit_samples(samples)
-    world = len(views)
+    world = max([len(views)] + [c.group_size for v in views for c in v.comms])
     base = load_target("h100-8x")
     link_bw = fit.bandwidth
     numbers = {"link_bw": link_bw, "net_bw": link_bw, "link_latency": fit.alpha_us * 1e-6,

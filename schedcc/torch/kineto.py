@@ -121,7 +121,7 @@ class RankTrace:
     process_groups: list[dict] = field(default_factory=list)
     has_rank: bool = True                  # distributedInfo named the rank
     text: str = field(default="", repr=False)
-
+    has_world: bool = True                 # distributedInfo named the world size
     def event_loc(self, event: Event) -> Loc | None:
         """Where *event* is written in the file (line and column of its ``{``)."""
         return locate_event(self.text, self.path, event.index)
@@ -206,11 +206,14 @@ def parse_trace(text: str, name: str) -> RankTrace:
     _nest(events)
     flows, launches = _link_flows(events, flow_start, flow_end)
     info = doc.get("distributedInfo")
-    has_rank = isinstance(info, dict) and isinstance(info.get("rank"), int)
-    rank, world, backend, groups = 0, 1, "", []
+    has_rank = isinstance(info, dict) and isinstance(info.get("rank"), int) and not isinstance(info.get("rank"), bool)
+    rank, world, backend, groups, has_world = 0, 1, "", [], False
     if has_rank:
         rank = info["rank"]
         world = info.get("world_size")
+        has_world = world is not None
+        if not has_world:  # older profilers, hand-made files: the job's size comes from the files given
+            world = rank + 1
         if isinstance(world, bool) or not isinstance(world, int) or world < 1 or not 0 <= rank < world:
             raise SchedccError(f"{name}: distributedInfo says rank {rank} of world_size {world!r}",
                                notes=["a rank is a number from 0 to world_size - 1"])
@@ -218,7 +221,7 @@ def parse_trace(text: str, name: str) -> RankTrace:
         groups = [g for g in info.get("pg_config") or () if isinstance(g, dict)]
     steps, step_lane = _steps(events, name)
     return RankTrace(name, rank, world, backend, events, steps, step_lane, thread_names, flows, launches,
-                     groups, has_rank, text)
+                     groups, has_rank, text, has_world)
 
 
 def _nest(events: list[Event]) -> None:
@@ -342,18 +345,39 @@ def trace_files(paths: list[str | Path]) -> list[Path]:
     return out
 
 
-def read_traces(paths: list[str | Path]) -> list[RankTrace]:
+_RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
+
+
+def read_traces(paths: list[str | Path], subset: bool = False) -> list[RankTrace]:
     """Every rank's trace, by rank; files may be given one by one or as folders.
 
     Checks that the files are one job's ranks ``0..world-1``, each once, and
-    that every rank profiled the same steps."""
+    that every rank profiled the same steps. A file without ``world_size``
+    (older profilers) counts the job as the ranks given; a file without
+    ``distributedInfo`` at all takes its rank from its name (``rank3.json``,
+    ``rank-3.json.gz``) when several are given. *subset*: the files may be
+    some ranks of a larger job (the public sample traces of big jobs are):
+    the ranks missing are not an error, and each collective is replayed
+    among the ranks given (:mod:`schedcc.torch.stepgraph`)."""
     traces = [read_trace(p) for p in trace_files(paths)]
-    if len(traces) > 1 and not all(t.has_rank for t in traces):
-        bad = next(t for t in traces if not t.has_rank)
-        raise SchedccError(f"{bad.path}: no distributedInfo: the rank of this file is unknown",
-                           notes=["start the profiler after torch.distributed.init_process_group, so that "
-                                  "every rank's trace says its rank"])
-    first = traces[0]
+    if len(traces) > 1:
+        for t in traces:
+            if t.has_rank:
+                continue
+            m = _RANK_IN_NAME.search(Path(t.path).name)
+            if m is None:
+                raise SchedccError(f"{t.path}: no distributedInfo: the rank of this file is unknown",
+                                   notes=["start the profiler after torch.distributed.init_process_group, so that "
+                                          "every rank's trace says its rank, or name the files rank0.json, "
+                                          "rank1.json, ..."])
+            t.rank, t.has_world = int(m.group(1)), False
+    if not all(t.has_world for t in traces):  # the job is what was given: its size is the largest rank + 1
+        given = max(max(t.world for t in traces if t.has_world) if any(t.has_world for t in traces) else 0,
+                    max(t.rank for t in traces) + 1)
+        for t in traces:
+            if not t.has_world:
+                t.world = given
+    first = max(traces, key=lambda t: (t.has_world, -t.rank)) if not subset else traces[0]
     by_rank: dict[int, RankTrace] = {}
     for t in traces:
         if t.world != first.world:
@@ -364,12 +388,13 @@ def read_traces(paths: list[str | Path]) -> list[RankTrace]:
                                notes=["give each rank's trace once"])
         by_rank[t.rank] = t
     missing = [r for r in range(first.world) if r not in by_rank]
-    if missing:
+    if missing and not subset:
         have = ", ".join(f"{t.path} (rank {t.rank})" for t in sorted(traces, key=lambda t: t.rank))
         raise SchedccError(f"rank file missing: the job had {first.world} ranks, no trace of rank "
-                           f"{', '.join(map(str, missing))}",
-                           notes=[f"read: {have}", "give the traces of every rank (or their folder)"])
-    ordered = [by_rank[r] for r in range(first.world)]
+                           f"{_spans(missing)}",
+                           notes=[f"read: {have}", "give the traces of every rank (or their folder); to replay "
+                                  "only the ranks you have, add --subset"])
+    ordered = [by_rank[r] for r in sorted(by_rank)]
     numbers = [s.number for s in ordered[0].steps]
     for t in ordered[1:]:
         other = [s.number for s in t.steps]
@@ -381,6 +406,18 @@ def read_traces(paths: list[str | Path]) -> list[RankTrace]:
                           where.event if where is not None else None,
                           ["profile every rank with the same torch.profiler schedule"])
     return ordered
+
+
+def _spans(numbers: list[int]) -> str:
+    """``[2, 3, 4, 7]`` -> ``2-4, 7``."""
+    out, i = [], 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        out.append(f"{numbers[i]}-{numbers[j]}" if j > i + 1 else ", ".join(map(str, numbers[i:j + 1])))
+        i = j + 1
+    return ", ".join(out)
 
 
 def _ranges(numbers: list[int]) -> str:

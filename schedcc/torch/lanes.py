@@ -38,6 +38,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from schedcc.torch.computing import compute_spans, is_comm_call
 from schedcc.torch.kineto import Event, RankTrace
 
 MIN_WAIT_US = 50.0  # a thread silent this long while a collective of its rank ends was waiting for it
@@ -63,6 +64,8 @@ def comm_kind(name: str) -> str | None:
 
     >>> comm_kind("gloo:all_gather"), comm_kind("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL"), comm_kind("aten::mm")
     ('allgather', 'reduce_scatter', None)
+    >>> comm_kind("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)")
+    'alltoall'
     """
     low = name.lower()
     if low.startswith("gloo:"):
@@ -72,11 +75,11 @@ def comm_kind(name: str) -> str | None:
     else:
         return None
     flat = body.replace("_", "")
+    if flat.startswith("sendrecv"):  # grouped send/recv: how NCCL runs all_to_all (all_to_all_single)
+        return "alltoall"
     for key, kind in _GLOO_KINDS:
         if body.startswith(key) or flat.startswith(key.replace("_", "")):
             return kind
-    if "sendrecv" in flat:
-        return "send"
     return "allreduce"
 
 
@@ -97,6 +100,7 @@ class Comm:
     lag_us: float = 0.0            # from that piece's end to the earliest start
     prev: "Comm | None" = None     # the collective before it on its lane
     peers: list["Comm"] = field(default_factory=list)  # the same collective on every rank (itself included)
+    group_size: int = 1            # ranks in its process group (NCCL's "Group size", else the world)
 
     @property
     def start(self) -> float:
@@ -130,7 +134,7 @@ class Piece:
     step: int | None
     waits_for: list[Comm] = field(default_factory=list)
     wake_us: float = 0.0                           # from the last of those ends to this piece's start
-    leaves: list[tuple[float, float]] = field(default_factory=list)  # computing operators inside it
+    leaves: list[tuple[float, float]] = field(default_factory=list)  # computing time inside it (compute_spans)
     grads: list[float] = field(default_factory=list)  # DDP: gradient bytes copied into buckets here
     first_of_step: bool = False
 
@@ -243,7 +247,7 @@ def _comms(trace: RankTrace, by_lane, comm_lanes, lo: float, hi: float) -> list[
             kind = comm_kind(e.name) if (e.depth == 0 or e.on_gpu) else None
             if kind is None or e.ts < lo or e.ts >= hi:
                 continue
-            c = Comm(trace.rank, e, kind, _bytes(e), lane, prev=prev)
+            c = Comm(trace.rank, e, kind, _bytes(e), lane, prev=prev, group_size=_group_size(e, trace.world))
             if kind == "allgather" and not e.on_gpu:
                 c.bytes *= trace.world
             execs.append(c)
@@ -276,6 +280,11 @@ def _comms(trace: RankTrace, by_lane, comm_lanes, lo: float, hi: float) -> list[
         c.seq = seq.get(c.step, 0)
         seq[c.step] = c.seq + 1
     return kept
+
+
+def _group_size(e: Event, world: int) -> int:
+    size = e.args.get("Group size")
+    return size if isinstance(size, int) and not isinstance(size, bool) and 1 <= size <= world else world
 
 
 def _inner_launch(e: Event) -> bool:
@@ -321,8 +330,7 @@ def _cut(trace: RankTrace, lane: tuple, evs: list[Event], comms: list[Comm], ker
     wait_at = {a: w for w in waits for a in (w[0],)}
     starts = [s.start for s in trace.steps]
     unit_starts = [max(e.ts, lo) for e in units]
-    leaves = sorted((max(e.ts, lo), min(e.end, hi)) for e in evs
-                    if e.leaf and e.cat in ("cpu_op", "kernel") and not _comm_call(e))
+    leaves = compute_spans(evs, lo, hi)
     step_ends = {s.end for s in trace.steps} if step_thread else set()
     pieces: list[Piece] = []
     pending: tuple | None = None
@@ -374,7 +382,7 @@ def _is_unit(e: Event) -> bool:
 
 
 def _comm_call(e: Event) -> bool:
-    return bool(_LAUNCH_RE.match(e.name)) or e.name.startswith(("_c10d_functional::", "c10d::", "record_param_comms"))
+    return is_comm_call(e.name)
 
 
 def _cover(evs: list[Event], starts_at: list, a: float, b: float) -> Event | None:

@@ -128,15 +128,17 @@ def _fit_json(step: TraceStep) -> dict | None:
             "median_error": f.median_error}
 
 
-def replay(traces: list[RankTrace] | list[str | Path], target: Target | str | None = None) -> Replay:
+def replay(traces: list[RankTrace] | list[str | Path], target: Target | str | None = None,
+           subset: bool = False) -> Replay:
     """Read (when given paths) and replay a traced job; see the module docstring.
 
     *traces* are one file (or folder of files) per rank, or the ranks' traces
     already read (:func:`schedcc.torch.kineto.read_traces`). *target*: the
-    cluster model for what the trace did not measure (default: fitted to it)."""
+    cluster model for what the trace did not measure (default: fitted to it). *subset*: the
+    files may be some ranks of a larger job (:func:`~schedcc.torch.kineto.read_traces`)."""
     with paused_gc():
         if traces and not isinstance(traces[0], RankTrace):
-            traces = read_traces(list(traces))
+            traces = read_traces(list(traces), subset=subset)
         step = build_step(list(traces), target)
         timed = schedule_step(step, "fifo")
         return Replay(step, timed, step_times(step, timed), [measured(v.trace) for v in step.views],
@@ -194,7 +196,7 @@ def step_times(step: TraceStep, timed: Timed) -> list[StepTimes]:
     first piece on the step thread to the end of its last)."""
     spans: dict[tuple[int, int], list[float]] = {}
     for name, obj in step.nodes.items():
-        if isinstance(obj, Piece) and obj.step is not None and obj.lane == step.views[obj.rank].trace.step_lane \
+        if isinstance(obj, Piece) and obj.step is not None and obj.lane == step.view_of(obj.rank).trace.step_lane \
                 and obj.category != "between steps" and name in timed.start:
             key = (obj.rank, obj.step)
             lo, hi = spans.get(key, (float("inf"), float("-inf")))
@@ -228,8 +230,8 @@ def replayed_exposure(step: TraceStep, timed: Timed, graph=None) -> list[Exposur
         s, e = timed.start[name], timed.end[name]
         if d["kind"] == "comm":
             comm[d["rank"]].append((s, e))
-        elif isinstance(obj, Piece) and obj.lane in step.views[obj.rank].host_lanes \
-                and not step.views[obj.rank].gpu_lanes:
+        elif isinstance(obj, Piece) and obj.lane in step.view_of(obj.rank).host_lanes \
+                and not step.view_of(obj.rank).gpu_lanes:
             shift = s - (obj.start - step.origin)
             compute[d["rank"]].extend((a - step.origin + shift, b - step.origin + shift) for a, b in obj.leaves)
         elif isinstance(obj, Kernel):

@@ -72,6 +72,13 @@ class TraceStep:
     def ranks(self) -> int:
         return len(self.views)
 
+    def view_of(self, rank: int) -> RankView:
+        """The view of *rank* (with --subset the ranks given need not be 0..n-1)."""
+        for v in self.views:
+            if v.rank == rank:
+                return v
+        raise KeyError(rank)
+
 
 def opcode_of(name: str) -> str:
     """An operator's name as an IR opcode (``aten::linear`` -> ``linear``, others prefixed ``op_``).
@@ -180,7 +187,7 @@ def _program(views: list[RankView], origin: float):
                 reads = [name_of.get(id(source)) if source else None,
                          name_of.get(id(obj.prev)) if obj.prev else None]
                 extra = {"lag": lag, "coll": obj.key, "group": obj.group, "bytes": obj.bytes,
-                         "ranks": len(obj.peers) or len(views), "step": obj.step}
+                         "ranks": obj.group_size, "step": obj.step}
                 instrs.append(_instr(obj.kind, name, reads, obj.transfer_us, v, None, extra))
                 measured[name] = (obj.start - origin, obj.end - origin)
             else:

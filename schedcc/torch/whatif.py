@@ -61,6 +61,8 @@ class WhatIf:
     exposure: list[Exposure]
     baseline_exposure: list[Exposure]
     note: str = ""
+    replayed_us: float = 0.0      # the replay itself (measured collective times), for orientation
+    priced: bool = False          # both sides' collectives priced by the fit, not measured
 
     @property
     def gain(self) -> float:
@@ -69,7 +71,8 @@ class WhatIf:
 
     def to_json(self) -> dict:
         return {"what_if": self.label, "step_us": self.step_us, "baseline": self.baseline_label,
-                "baseline_us": self.baseline_us, "gain": self.gain,
+                "baseline_us": self.baseline_us, "gain": self.gain, "replayed_us": self.replayed_us,
+                "collectives_priced_by_fit": self.priced,
                 "exposed_communication": [e.to_json() for e in self.exposure],
                 "baseline_exposed_communication": [e.to_json() for e in self.baseline_exposure],
                 **({"note": self.note} if self.note else {})}
@@ -100,12 +103,12 @@ def what_if(replayed: Replay, policy: str | None = None, bucket_mb: float | None
         program = _priced(step, step.graph.program)
         base = _run(step, program, "fifo")
         timed = _run(step, program, policy, partition_mb=partition_mb, credit_mb=credit_mb)
-        return WhatIf(f"policy priority, {partition_mb:g} MiB chunks", "fifo", _total(step, timed),
+        return WhatIf(f"policy priority, {partition_mb:g} MiB chunks", "collectives as run", _total(step, timed),
                       _total(step, base), timed, replayed_exposure(step, timed), replayed_exposure(step, base),
-                      _fit_note(step))
+                      _fit_note(step), replayed.replayed_us, True)
     timed = schedule_step(step, policy)
     return WhatIf(f"policy {policy}", "replay", _total(step, timed), replayed.replayed_us, timed,
-                  replayed_exposure(step, timed), replayed.replayed_exposure)
+                  replayed_exposure(step, timed), replayed.replayed_exposure, "", replayed.replayed_us)
 
 
 def _fit_note(step: TraceStep) -> str:
@@ -138,7 +141,8 @@ def _buckets(replayed: Replay, bucket_mb: float) -> WhatIf:
     base = _run(step, program, "fifo")
     timed = _run(step, gradients, "ddp", bucket_mb=bucket_mb, first_bucket_mb=bucket_mb)
     return WhatIf(f"ddp buckets of {bucket_mb:g} MiB", "buckets as run", _total(step, timed), _total(step, base),
-                  timed, replayed_exposure(step, timed), replayed_exposure(step, base), _fit_note(step))
+                  timed, replayed_exposure(step, timed), replayed_exposure(step, base), _fit_note(step),
+                  replayed.replayed_us, True)
 
 
 def _asynchronous(step: TraceStep, program: Program) -> Program:
@@ -148,12 +152,13 @@ def _asynchronous(step: TraceStep, program: Program) -> Program:
     drop: set[str] = set()
     names = {id(obj): n for n, obj in step.nodes.items() if obj is not None}
     for v in step.views:
-        pieces = sorted((p for p in v.pieces if p.lane == v.trace.step_lane), key=lambda p: p.start)
-        last_grad: dict[int | None, float] = {}
+        pieces = sorted(v.pieces, key=lambda p: p.start)
+        last_grad: dict[tuple, float] = {}
         for p in pieces:
             if p.grads:
-                last_grad[p.step] = p.start
-        drop.update(names[id(p)] for p in pieces if p.waits_for and p.start < last_grad.get(p.step, -1.0))
+                last_grad[(p.lane, p.step)] = p.start
+        drop.update(names[id(p)] for p in pieces
+                    if p.waits_for and p.start < last_grad.get((p.lane, p.step), -1.0))
     if not drop:
         return program
     comms = {n for n, obj in step.nodes.items() if isinstance(obj, Comm)}
@@ -175,11 +180,13 @@ def _gradient_program(step: TraceStep, program: Program) -> Program:
     new_instrs: dict[str, list[Instr]] = {}
     found = False
     for v in step.views:
-        pieces = sorted((p for p in v.pieces if p.lane == v.trace.step_lane), key=lambda p: p.start)
+        # every host thread: on GPU runs the backward (and the reducer's copies) runs on autograd's own thread
+        pieces = sorted(v.pieces, key=lambda p: p.start)
         names = {id(obj): n for n, obj in step.nodes.items() if obj is not None}
         launches = {id(c.after): c for c in v.comms if c.after is not None and c.kind == "allreduce"}
-        pending: list[tuple[Piece, float]] = []
+        waiting: dict[tuple, list[tuple[Piece, float]]] = {}
         for p in pieces:
+            pending = waiting.setdefault(p.lane, [])
             pending.extend((p, size) for size in p.grads)
             c = launches.get(id(p))
             if c is None or not pending:
@@ -196,11 +203,16 @@ def _gradient_program(step: TraceStep, program: Program) -> Program:
                     Instr("allreduce", Reg(name), (Reg(names[id(piece)]),), attrs))
                 members.append(name)
             bucket_members[bucket] = members
-            pending = []
+            waiting[p.lane] = []
     if not found:
         raise SchedccError("--bucket-mb: this trace has no DDP gradient buckets",
                            notes=["re-bucketing needs a DistributedDataParallel run profiled with "
                                   "record_shapes=True (the reducer's copies give each gradient's size)"])
+    sizes = [float(i.attr("bytes") or 0) for members in new_instrs.values() for i in members]
+    if not any(sizes):
+        raise SchedccError("--bucket-mb: the trace does not say how large the gradients are",
+                           notes=["DDP's reducer copies were recorded without their shapes: profile with "
+                                  "record_shapes=True to re-bucket the gradients"])
     functions = []
     for f in program.functions:
         out: list[Instr] = []
@@ -231,10 +243,12 @@ def _chunks(replayed: Replay, k: int) -> WhatIf:
     chunked = chunk_sites(tg, k, sites)
     base = schedule_step(step, "fifo", graph=tg)
     timed = _run(step, chunked, "fifo")
-    label = f"tensor-parallel sites in {k} chunks ({len(sites)} over {step.ranks} ranks)"
-    return WhatIf(label, "sites whole", _total(step, timed),
+    return WhatIf(f"tensor-parallel sites in {k} chunks", "sites whole", _total(step, timed),
                   _total(step, base), timed, replayed_exposure(step, timed), replayed_exposure(step, base),
-                  "a chunk of a host operator takes 1/K of its time; " + _fit_note(step))
+                  f"{len(sites)} GEMM + all-reduce sites ({len(sites) // max(step.ranks, 1)} per rank over "
+                  f"{len(step.views[0].trace.steps)} profiled steps), each cut "
+                  f"into {k}; a chunk of a host operator takes 1/{k} of its time; " + _fit_note(step),
+                  replayed.replayed_us, True)
 
 
 def comm_nodes(step: TraceStep) -> list[Comm]:

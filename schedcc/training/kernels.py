@@ -48,6 +48,12 @@ from schedcc.training.costs import Cluster
 
 FLASH_BACKWARD_FACTOR = 2.5  # backward FLOPs / forward FLOPs of FlashAttention (it recomputes QK^T)
 
+# Fused attention kernels against the FlashAttention-2 class that ``attention_efficiency`` prices:
+# the Triton FlashAttention of 2023 (flash_attn_triton; llm-foundry's default attn_impl, with an
+# ALiBi bias) takes 1.8x as long, the geometric middle of the 1.3-2.5x by which Dao (2023),
+# FlashAttention-2, Section 4.1, reports FlashAttention-2 faster than FlashAttention in Triton.
+ATTENTION_KERNEL_SLOWDOWN = {"flash": 1.0, "triton": 1.8}
+
 
 def _gemm_eff(c: Cluster) -> float:
     return c.gemm_efficiency or c.efficiency
@@ -68,9 +74,9 @@ def gemm_time(c: Cluster, m: float, n: float, k: float, batch: float = 1, dtype_
 
 
 def attention_time(c: Cluster, heads: float, sq: float, skv: float, d: float, causal: bool = True,
-                   backward: bool = False) -> float:
+                   backward: bool = False, kernel: str = "flash") -> float:
     """Seconds for a fused attention kernel (module docstring); *heads* counts every
-    (sequence, head) pair of the batch. O(1).
+    (sequence, head) pair of the batch; *kernel* one of :data:`ATTENTION_KERNEL_SLOWDOWN`. O(1).
 
     >>> from schedcc.training.costs import Cluster
     >>> h100 = Cluster(peak_flops=989e12, efficiency=0.5, hbm_bw=3.35e12, link_bw=4.5e11, link_latency=3e-6,
@@ -88,7 +94,7 @@ def attention_time(c: Cluster, heads: float, sq: float, skv: float, d: float, ca
         flops *= FLASH_BACKWARD_FACTOR
     eff = c.attention_efficiency or _gemm_eff(c)
     memory = heads * (sq + 2 * skv) * d * 2 * (3 if backward else 1) / (c.hbm_bw * c.memory_efficiency)
-    return max(flops / (c.peak_flops * eff), memory) + c.launch_overhead
+    return max(ATTENTION_KERNEL_SLOWDOWN.get(kernel, 1.0) * flops / (c.peak_flops * eff), memory) + c.launch_overhead
 
 
 def stream_time(c: Cluster, nbytes: float) -> float:

@@ -172,6 +172,9 @@ def parse_unit_costs(text: str) -> StageCosts:
         raise SchedccError("--unit-costs: no costs given", notes=["e.g. --unit-costs F=1,B=2,I=1,W=1"])
     i, w = values.get("i"), values.get("w")
     b = values.get("b", (i or 1) + (w or 1) if (i is not None or w is not None) else 2)
+    if values.get("f", 1) == 0 and b == 0 and not i and not w:
+        raise SchedccError("--unit-costs: F and B are both 0: a step of no work has no bubble to measure",
+                           notes=["give the forward or the backward some cost, e.g. F=1,B=2"])
     return StageCosts(f=values.get("f", 1), b=b, i=i, w=w, comm=values.get("comm", 0), fb=values.get("fb"))
 
 
