@@ -19,6 +19,7 @@ from schedcc.resources import VERSION as __version__
 from schedcc.errors import SchedccError
 from schedcc._perf import paused_gc
 from schedcc.fileio import Interrupted, transaction
+from schedcc.fileio.streams import StreamError, guarded
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
@@ -83,14 +84,23 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Standard output and error as guarded streams: a write that fails there (`> /dev/full`)
+    # is an error of the run (exit 2, one line), not a bug (schedcc/fileio/streams.py).
+    with guarded():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = args_list[0] if args_list and args_list[0] in COMMANDS else None
     parser = build_parser(command)
     parser.argv = args_list
     try:
         args = parser.parse_args(args_list[1:] if command else args_list)
+    except StreamError as err:
+        return _stream_failed(err, None)
     except SchedccError as err:
-        sys.stderr.write(err.render() + "\n")
+        _quietly(sys.stderr.write, err.render() + "\n")
         return EXIT_INPUT
     args._argv = args_list  # for errors located on the command line (commands/values.py)
     args._defaults = {a.dest: a.default for a in parser._actions}  # what was given (values.given)
@@ -103,10 +113,14 @@ def main(argv: list[str] | None = None) -> int:
         # cyclic collector's full scans cost a 100,000-instruction run seconds
         # and free nothing that reference counting does not (docs/performance.md).
         with transaction() as txn, paused_gc():
-            return run(args)
+            code = run(args)
+        sys.stdout.flush()  # a failure here is an error of the run, not of the interpreter's exit
+        return code
+    except StreamError as err:
+        return _stream_failed(err, txn)
     except SchedccError as err:
         from schedcc.commands.values import locate_message
-        sys.stderr.write(locate_message(args_list, err).render() + "\n")
+        _quietly(sys.stderr.write, locate_message(args_list, err).render() + "\n")
         return EXIT_INPUT
     except (KeyboardInterrupt, Interrupted) as sig:
         signum = getattr(sig, "signum", signal.SIGINT)
@@ -127,16 +141,28 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # a bug in schedcc: say so plainly, no traceback by default
         if os.environ.get("SCHEDCC_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"schedcc: internal error: {type(err).__name__}: {err}\n"
-                         "  this is a bug in schedcc, not in your input; rerun with SCHEDCC_DEBUG=1 "
-                         "for details and report it\n")
+        _quietly(sys.stderr.write, f"schedcc: internal error: {type(err).__name__}: {err}\n"
+                 "  this is a bug in schedcc, not in your input; rerun with SCHEDCC_DEBUG=1 "
+                 "for details and report it\n")
         return EXIT_INTERNAL
+
+
+def _stream_failed(err: StreamError, txn) -> int:
+    """Standard output or error could not be written: one line (if standard error still
+    takes it), exit 2; what stays buffered is dropped, so the interpreter's exit does not fail again."""
+    if txn is not None and txn.committed:
+        err.message += " (every output file was written)"
+    elif txn is not None and any(s.dest.kind == "file" for s in txn.staged):
+        err.message += " (no output file was written)"
+    _silence_stdout()
+    _quietly(sys.stderr.write, err.render() + "\n")
+    return EXIT_INPUT
 
 
 def _quietly(write, text: str) -> None:
     try:
         write(text)
-    except OSError:
+    except (OSError, StreamError):
         pass
 
 

@@ -110,7 +110,7 @@ def write_path(scn: Scenario, folder: Path) -> list[Call]:
     scn.prepare(folder)
     log = folder.parent / f"{folder.name}.strace"
     subprocess.run(["strace", "-f", "-qq", "-o", str(log), *command()], cwd=folder, env=ENV,
-                   capture_output=True, check=True)
+                   capture_output=True, check=True, preexec_fn=_default_signals)
     calls = _calls(log.read_text())
     log.unlink()
     start = next(i for i, (_, line) in enumerate(calls) if line.startswith(_BLOCK))
@@ -142,6 +142,14 @@ def _normal(line: str) -> str:
     return re.sub(r'getrandom\("[^"]*"', "getrandom(", line).split(" = ")[0]
 
 
+def _default_signals() -> None:
+    """The run's terminating signals at their defaults, as from a terminal: a harness
+    started in the background (``nohup ... &``) passes SIGINT, SIGQUIT and SIGHUP on
+    ignored, and schedcc keeps a signal ignored at its start ignored."""
+    for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def inject(scn: Scenario, folder: Path, call: Call, action: str, persistent: bool = False) -> Outcome:
     """Run the scenario with *action* (``signal=SIGTERM``, ``error=EIO``) injected into *call*
     (and every later call of its name when *persistent*); check the directory."""
@@ -152,7 +160,7 @@ def inject(scn: Scenario, folder: Path, call: Call, action: str, persistent: boo
     fast = [] if action.startswith("signal=") else ["--seccomp-bpf"]
     cmd = ["strace", "-f", "-qq", *fast, "-o", str(log), "-e", f"trace={call.name}",
            "-e", f"inject={call.name}:{action}:when={when}", *command()]
-    proc = subprocess.run(cmd, cwd=folder, env=ENV, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=folder, env=ENV, capture_output=True, text=True, preexec_fn=_default_signals)
     lines = [line for _, line in _calls(log.read_text())]
     log.unlink()
     # The call hit is the reference run's: the same arguments (temporary names aside).

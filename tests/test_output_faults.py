@@ -2,7 +2,8 @@
 
 A sample of bench/bench_output_safety.py, which hits every system call of the
 write path: a signal while the files are staged (all outputs stay old), a
-signal in the middle of the installing renames (held back: all new), a full
+signal in the middle of the installing renames or at the final one (held back:
+all new), a full
 disk while staging and a failing last rename (swapped back: all old). Each
 time: no temporary file left, no traceback, never a mix of old and new.
 """
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 SAMPLE = [("fsync", 1, "signal=SIGTERM", "old"),
           ("renameat2", 1, "signal=SIGINT", "new"),
           ("write", -1, "error=ENOSPC", "old"),
-          ("renameat", 1, "error=EIO", "old")]
+          ("renameat", 1, "error=EIO", "old"),
+          ("renameat", -1, "signal=SIGTERM", "new")]  # the final rename (issue 21): held back, all new
 
 
 @pytest.fixture(scope="module")

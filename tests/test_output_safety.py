@@ -118,7 +118,8 @@ def _cli(args, **kw):
     import subprocess
     import sys
     kw.setdefault("stdout", subprocess.PIPE)
-    return subprocess.run([sys.executable, "-m", "schedcc.cli", *map(str, args)], stderr=subprocess.PIPE, **kw)
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "schedcc.cli", *map(str, args)], **kw)
 
 
 def test_dev_stdout_redirected_keeps_the_report(tmp_path):
@@ -178,3 +179,34 @@ def test_interrupt_removes_staged_outputs(tmp_path):
             write_output(tmp_path / "b.txt", "b")
             raise KeyboardInterrupt
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"] and (tmp_path / "b.txt").read_text() == "old"
+
+
+FULL = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+
+
+@FULL
+@pytest.mark.parametrize("args", [[LECTURE, "--target", "mips4"], ["targets"], ["--help"],
+                                  ["report", LECTURE, "--target", "mips4", "-o", "-"]])
+def test_standard_output_full_is_an_error(args):
+    """Reproducer: `schedcc lecture.ir --target mips4 > /dev/full` ended in "internal error: OSError"."""
+    with open("/dev/full", "wb") as full:
+        proc = _cli(args, stdout=full)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err.splitlines() == ["error: cannot write standard output: No space left on device"], err
+
+
+@FULL
+def test_standard_output_full_writes_no_file(tmp_path):
+    out = tmp_path / "out.ir"
+    with open("/dev/full", "wb") as full:
+        proc = _cli([LECTURE, "--target", "mips4", "-o", out], stdout=full)
+    assert proc.returncode == 2 and b"no output file was written" in proc.stderr and not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@FULL
+def test_standard_error_full_still_exits_2():
+    with open("/dev/full", "wb") as full:
+        proc = _cli([LECTURE, "--target", "nosuchtarget"], stderr=full)
+    assert proc.returncode == 2

@@ -15,7 +15,6 @@ Example::
 from __future__ import annotations
 
 import fnmatch
-import functools
 from dataclasses import dataclass
 
 from schedcc.errors import SchedccError
@@ -115,9 +114,13 @@ def _copy_params(target: Target) -> None:
                 raise _fail(target, f"classes.{cls.name}.params.{pname}", f"must be {rule}, got {value!r}")
 
 
-@functools.lru_cache(maxsize=32)
 def ascend_model(target: Target) -> AscendModel:
-    """Read and validate the Ascend tables of *target*."""
+    """Read and validate the Ascend tables of *target* (once per model object: an
+    lru_cache would key by name and path, and serve an edited file the old tables)."""
+    return target.memo("ascend", lambda: _read(target))
+
+
+def _read(target: Target) -> AscendModel:
     table = target.raw.get("ascend")
     if not isinstance(table, dict):
         raise SchedccError(f"target '{target.name}' is not an Ascend model (it has no [ascend] table)")

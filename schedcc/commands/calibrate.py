@@ -51,7 +51,7 @@ def _names(text: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from schedcc.commands.values import option_error
     from schedcc.emit.calibration import cluster_file, report_json, report_text
-    from schedcc.fileio import check_outputs, write_output
+    from schedcc.fileio import announce, check_outputs, write_output
     from schedcc.planner.calib_runs import read_runs
     from schedcc.planner.calibrate import KNOBS, calibrate
     check_outputs({"--output": args.output}, (args.runs,))
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.output, cluster_file(fit, command.strip()), (args.runs,))
     sys.stdout.write(text)
     if args.output and args.output != "-":
-        sys.stderr.write(f"wrote {args.output}: use it with schedcc plan ... --target {args.output}\n")
+        announce(f"wrote {args.output}: use it with schedcc plan ... --target {args.output}")
     if fit.unstable:
         sys.stderr.write("warning: the fit is unstable (see the report); the cluster file says so\n")
     return 0

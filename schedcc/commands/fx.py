@@ -73,7 +73,7 @@ def load_graph(path: str):
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.commands.train import cluster_model, parse_groups
-    from schedcc.fileio import check_outputs, write_output
+    from schedcc.fileio import announce, check_outputs, write_output
     check_outputs({"--output": args.output}, (args.file,))
     target = cluster_model(args)
     groups = parse_groups(args.group_sizes)
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_result(args.file, target.name, result, rows))
     if args.output:
-        sys.stderr.write(f"wrote {args.output}\n")
+        announce(f"wrote {args.output}")
     return 0
 
 

@@ -77,7 +77,7 @@ def _what_if(args: argparse.Namespace) -> dict | None:
 
 def run(args: argparse.Namespace) -> int:
     from schedcc.emit.replay import format_replay, format_what_if
-    from schedcc.fileio import check_outputs
+    from schedcc.fileio import announce, check_outputs
     from schedcc.torch.kineto import trace_files
     from schedcc.torch.replay import replay
     from schedcc.torch.whatif import what_if
@@ -116,5 +116,5 @@ def run(args: argparse.Namespace) -> int:
         if change is not None:
             sys.stdout.write("\n" + format_what_if(change))
     for note in notes:
-        sys.stderr.write(note + "\n")
+        announce(note)  # after the commit: a failed run never says "wrote"
     return 0

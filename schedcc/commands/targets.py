@@ -82,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     """``targets import --from-llvm TRIPLE CPU``: the model, checked by loading it, then written."""
-    import sys
-    from schedcc.fileio import STDOUT, check_outputs, write_output
+    from schedcc.fileio import STDOUT, announce, check_outputs, write_output
     from schedcc.target.llvm_import import import_llvm_model
     from schedcc.target.load import parse_target
     if args.action != "import" or not args.from_llvm:
@@ -99,6 +98,6 @@ def _import(args: argparse.Namespace) -> int:
     model = parse_target(text, out)  # what is written loads
     write_output(out, text)
     if out != STDOUT:
-        sys.stderr.write(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
-                         f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}\n")
+        announce(f"wrote {out}: {model.name}, {len(model.classes)} classes of "
+                 f"{sum(len(c.opcodes) for c in model.classes)} opcodes; use it with --target {out}")
     return 0

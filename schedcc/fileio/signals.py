@@ -38,6 +38,7 @@ from typing import Iterator
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE)
 _pending: list[int] = []
+_foreign: list[int] = []  # taken while blocked, not handled by us: raised again once unblocked
 _depth = [0]  # deferred() nesting
 
 
@@ -114,7 +115,12 @@ def _take_blocked() -> None:
             return
         if info is None:
             return
-        if info.si_signo not in _pending:
+        handler = signal.getsignal(info.si_signo)
+        if handler is signal.SIG_IGN:
+            continue  # ignored when the run began (nohup, a background job): it stays ignored
+        if handler is not _handler:  # not ours (outside handled()): its own disposition, once unblocked
+            _foreign.append(info.si_signo)
+        elif info.si_signo not in _pending:
             _pending.append(info.si_signo)
 
 
@@ -133,6 +139,8 @@ def deferred() -> Iterator[None]:
             if main:
                 _take_blocked()
             _mask(signal.SIG_SETMASK, old)
+            while _foreign:
+                signal.raise_signal(_foreign.pop(0))
         if main and not _depth[0] and _pending:
             first = _pending[0]
             _pending.clear()

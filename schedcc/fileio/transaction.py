@@ -50,6 +50,7 @@ class Transaction:
     staged: list[Staged] = field(default_factory=list)
     inputs: dict[tuple[int, int], str] = field(default_factory=dict)
     notes: list[tuple[str, TextIO | None]] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)  # output path -> the option that named it
     committed: bool = False  # every output written (a signal may still end the run after)
 
     def done(self) -> None:
@@ -117,6 +118,8 @@ def check_outputs(outputs: dict[str, str | None], inputs: tuple[str, ...] = ()) 
     """Check every output of a command (option -> path, None when not given) before any
     work: each path writable, none an input, no two options writing the same file."""
     known = _inputs(inputs)
+    if _open:  # an input found later (a --target file) is refused at staging, naming the option
+        _open[-1].options.update((str(path), opt) for opt, path in outputs.items() if path is not None)
     check_distinct({opt: where(str(path), opt, known) for opt, path in outputs.items() if path is not None})
 
 
@@ -134,7 +137,7 @@ def is_standard_output(path: str | Path | None) -> bool:
 def write_output(path: str | Path, data: str | bytes, inputs: tuple[str, ...] = ()) -> None:
     """Write *data* to *path* (``-``: standard output); refuse to overwrite any of *inputs*
     or of the files the run read. Inside a :func:`transaction` the write waits for its commit."""
-    dest = check_output(path, inputs)
+    dest = check_output(path, inputs, _open[-1].options.get(str(path)) if _open else None)
     if _open:
         _open[-1].staged.append(Staged(dest, data))
     else:

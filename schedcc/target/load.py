@@ -319,26 +319,24 @@ def _target_files() -> list[Path]:
 
 
 def _load_file(path: str) -> Target:
-    """The model in *path*, parsed once per file version: the cache is keyed by the file's
-    resolved path, size and modification time, so ``m.toml`` in another directory, or the
-    same file edited, is read afresh."""
-    try:
-        st = Path(path).stat()
-        version = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
-    except OSError:
-        version = None  # _load_version says why it cannot be read
-    return _load_version(path, version)
-
-
-@functools.lru_cache(maxsize=64)
-def _load_version(path: str, version: tuple | None) -> Target:
+    """The model in *path*, parsed once per content: the cache is keyed by the path as
+    given and the file's bytes, so ``m.toml`` in another directory, or the same file
+    edited (even within one tick of its modification time, at the same size), is parsed
+    afresh, and each parse is its own :class:`Target` with its own ``derived`` memo."""
     try:
         data = Path(path).read_bytes()
     except OSError as err:
         raise SchedccError(f"cannot read machine model '{path}': {err.strerror}") from None
+    return _load_version(path, data)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_version(path: str, data: bytes) -> Target:
     text = decode_text(data, path)
     with located(text, path):
-        return parse_target(text, path)
+        target = parse_target(text, path)
+    target.derived["source"] = text  # for errors located in tables other modules read ([cluster])
+    return target
 
 
 def list_targets() -> list[Target]:

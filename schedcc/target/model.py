@@ -24,7 +24,7 @@ import fnmatch
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from schedcc.errors import SchedccError
 from schedcc.ir import Instr
@@ -161,6 +161,22 @@ class Target:
         if isinstance(self.raw.get("cluster"), dict):
             return "cluster"
         return "cpu"
+
+    @functools.cached_property
+    def derived(self) -> dict[str, Any]:
+        """What other modules compute from this model once (the Ascend tables, the cluster,
+        the source text it was parsed from), kept on this object: never a cache keyed by
+        ``==``, which compares name and path as given, so an edited file, ``m.toml`` in
+        another directory or a ``--set`` copy would be served another model's answer.
+        ``dataclasses.replace`` makes a copy with an empty one."""
+        return {}
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        """``derived[key]``, computed by *make* the first time (an error is not kept)."""
+        memo = self.derived
+        if key not in memo:
+            memo[key] = make()
+        return memo[key]
 
     @functools.cached_property
     def machine(self) -> Machine:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import MISSING, dataclass, fields, replace
-from pathlib import Path
 from typing import NamedTuple
 
 from schedcc.errors import SchedccError, check_range
@@ -375,21 +374,12 @@ def cluster_of(target: Target) -> Cluster:
     return _cluster_cached(target)
 
 
-_CACHE: dict[tuple, Cluster] = {}
-
-
 def _cluster_cached(target: Target) -> Cluster:
-    key = (target.name, target.path)
-    c = _CACHE.get(key)
-    if c is None:
-        text = None
-        if target.path.endswith(".toml"):  # a model file: errors point at the key's line
-            try:
-                text = Path(target.path).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
-                text = None
-        c = _CACHE[key] = cluster_from_table(target.raw["cluster"], target.name, target.path, text)
-    return c
+    """Once per model object (``Target.derived``): a cache keyed by name and path would
+    serve an edited file, or m.toml in another directory, the other one's cluster. Errors
+    point at the key's line in the text the model was parsed from, when it came from a file."""
+    return target.memo("cluster", lambda: cluster_from_table(target.raw["cluster"], target.name, target.path,
+                                                             target.derived.get("source")))
 
 
 def ticks(seconds: float) -> int:

@@ -297,18 +297,12 @@ def _build(program: Program, tgt: Target, groups: dict[str, int] | None) -> Trai
     return TrainingGraph(g, tgt, cluster, sorted(per_rank), live_in, program.source, program, groups)
 
 
-_DEPS_ONLY: dict[tuple[str, str], Target] = {}
-
-
 def _dependences_only(target: Target) -> Target:
     """*target* with one zero-cost class: the DAG builder then finds the dependences without
-    computing durations (this module computes them, with the group sizes)."""
-    key = (target.name, target.path)
-    light = _DEPS_ONLY.get(key)
-    if light is None:
-        light = _DEPS_ONLY[key] = replace(target, classes=(OpClass("any", ("*",), ("compute",), 0),),
-                                          path=target.path + "#dependences")
-    return light
+    computing durations (this module computes them, with the group sizes). One per model
+    object (``Target.derived``), not per name and path."""
+    return target.memo("dependences only", lambda: replace(
+        target, classes=(OpClass("any", ("*",), ("compute",), 0),), path=target.path + "#dependences"))
 
 
 def describe(g: nx.DiGraph, node) -> str:
