@@ -15,6 +15,11 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run] [--json out.json]
+        [--save DIR | --saved DIR]
+
+(--saved reads the graphs a --save run exported, torch.export.save, instead of
+capturing them again: the exported graph is the captured one re-traced, a few
+percent more nodes.)
 """
 
 from __future__ import annotations
@@ -42,15 +47,24 @@ from schedcc.torch.inductor import compare_orders  # noqa: E402
 TARGET = "h100-8x"
 
 
-def one(family: str, size: str, run: bool) -> dict:
+def one(family: str, size: str, run: bool, saved: str | None = None, save: str | None = None) -> dict:
     t = time.process_time()
-    gm, _ = tm.capture_family(family, size, functional=True)
+    groups = None
+    if saved:  # the graph as --save wrote it: exported, its process group named "0"
+        import torch
+        gm, groups = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module, {"0": tm.WORLD}
+    else:
+        gm, inputs = tm.capture_family(family, size, functional=True)
+        if save:
+            import torch
+            from schedcc.torch.capture import export
+            torch.export.save(export(gm, inputs), str(Path(save) / f"{family}-{size}.pt2"))
     capture_s = time.process_time() - t
-    step = build_step(gm, load_target(TARGET))
+    step = build_step(gm, load_target(TARGET), groups)
     rows = compare_orders(step)
     original = copy.deepcopy(gm)
     t = time.process_time()
-    reorder(gm, TARGET)
+    reorder(gm, TARGET, groups=groups)
     reorder_s = time.process_time() - t
     gm.graph.lint()
     diffs = spmd.compare(original, gm, default_size=tm.WORLD) if run else None
@@ -134,11 +148,13 @@ def main() -> int:
     ap.add_argument("--run", action="store_true", help="run every reordered graph against the original")
     ap.add_argument("--no-big", action="store_true", help="skip the 10,000-node graph")
     ap.add_argument("--json", help="write the results as JSON")
+    ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
+    ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
     args = ap.parse_args()
     results = []
     for size in args.sizes.split(","):
         for family in args.families.split(","):
-            res = one(family, size, args.run)
+            res = one(family, size, args.run, args.saved, args.save)
             results.append(res)
             print(f"{family} {size}: {res['nodes']} nodes, {res['collectives']} collectives, capture "
                   f"{res['capture_s']:.1f} s, reorder {res['reorder_s']:.2f} s CPU"

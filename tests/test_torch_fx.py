@@ -88,6 +88,31 @@ def test_inductor_and_schedcc_are_compared_under_both_estimates():
         assert all(r["error"] is None for r in mine.values())
         assert mine["schedcc"]["step_us"] <= mine["original"]["step_us"]
         assert mine["overlap-scheduler"]["step_us"] < mine["original"]["step_us"]  # Inductor really reorders
+        assert mine["schedcc"]["step_us"] <= min(mine[p]["step_us"] for p in PEERS)
+
+
+@pytest.mark.parametrize("family", ["tp", "moe"])
+def test_the_stream_scheduler_predicts_what_simulate_measures(family):
+    from schedcc.torch import fx_streams as fs
+    from schedcc.torch.fx_best import stream_candidates
+    from schedcc.torch.fx_order import simulate
+    from schedcc.torch.inductor import inductor_durations
+    step = build_step(graph(family), H100)
+    for dur in (schedcc_durations(step), inductor_durations(step)):
+        seen = set()
+        for label, order, span, exposed, _ in stream_candidates(step, dur):
+            r = simulate(step, order, dur)  # checks every dependence
+            assert (round(r.step_time_us * 1000), round(r.exposed_comm_us * 1000)) == (span, exposed), label
+            seen.add(tuple(order))
+        assert len(seen) > 1, "the variants differ"
+        for keys in (fs.waits_sunk_keys(step), fs.feeds_first_keys(step)):
+            order = fs.kahn_order(step, keys)
+            r = simulate(step, order, dur)
+            assert fs.timeline(step, order, dur)[:2] == (round(r.step_time_us * 1000), round(r.exposed_comm_us * 1000))
+        given = current_order(step)
+        better, span, exposed = fs.improve(step, dur, given, eager=False)
+        check_order(step, better)
+        assert (span, exposed) <= fs.timeline(step, given, dur)[:2]
 
 
 def test_group_sizes_from_the_graph_and_from_the_user():

@@ -185,37 +185,6 @@ def portfolio() -> list[tuple]:
     return [(p, keep) for keep in (True, False) for p in priorities]
 
 
-def best_order(step, dur: list[int], exact=None) -> tuple[list[int], StepResult]:
-    """schedcc's order of the step under durations *dur*: the list schedules of the
-    :func:`portfolio` (and CP-SAT's, started from the best of them, with *exact*), each made
-    an order (:func:`linearize`) and run (:func:`simulate`); the fastest run wins, the
-    graph's own order when nothing beats it (schedcc never makes a graph slower under the
-    model it is given). The result's ``note`` names the winner. O(k (n + e) log n) for k
-    candidates."""
-    given = current_order(step)
-    best = (given, simulate(step, given, dur, "schedcc"), None)
-    best[1].note = "the graph's own order"
-    for priority, keep in portfolio():
-        g, sched = schedule_free(step, dur, None, priority, keep)
-        best = _better(step, dur, best, g, sched, priority, keep)
-    if exact is not None and best[2] is not None:
-        priority, keep = best[2]
-        g, sched = schedule_free(step, dur, exact, priority, keep)
-        best = _better(step, dur, best, g, sched, priority, keep, exact=True)
-    return best[0], best[1]
-
-
-def _better(step, dur, best, g, sched, priority, keep, exact=False):
-    order = linearize(step, g, sched)
-    result = simulate(step, order, dur, "schedcc")
-    if (result.step_time_us, result.exposed_comm_us) >= (best[1].step_time_us, best[1].exposed_comm_us):
-        return best
-    result.note = (f"list schedule, {priority.__name__}, collectives "
-                   f"{'in the graph' + chr(39) + 's order' if keep else 'reordered'}"
-                   + (", improved by CP-SAT" if exact else ""))
-    return order, result, (priority, keep)
-
-
 def linearize(step, g, sched) -> list[int]:
     """A valid node order from a schedule of the free problem (module docstring)."""
     n = len(step)

@@ -1,8 +1,8 @@
 """schedcc's reordering of an FX graph: the library entry point and the ``torch.compile`` pass.
 
 :func:`reorder` prices the graph's nodes (:mod:`schedcc.torch.fx_graph`),
-finds schedcc's order (:func:`schedcc.torch.fx_order.best_order`: a small
-portfolio of list schedules, CP-SAT with ``exact``), checks it against every
+finds schedcc's order (:func:`schedcc.torch.fx_best.best_order`: a portfolio
+of stream and list schedules, CP-SAT with ``exact``), checks it against every
 dependence, moves the nodes into it, lints the graph and recompiles it.
 :func:`post_grad_pass` wraps it as Inductor's custom post-grad pass.
 
@@ -81,7 +81,8 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
     op and node that cannot be priced. O(k (n + e) log n) for n nodes, e uses, k candidates.
     """
     from schedcc.torch.fx_graph import build_step
-    from schedcc.torch.fx_order import best_order, check_order, current_order, simulate, write_back
+    from schedcc.torch.fx_best import best_order
+    from schedcc.torch.fx_order import check_order, current_order, simulate, write_back
     if isinstance(gm, fx.Graph):
         if gm.owning_module is None:
             raise SchedccError("reorder: the graph has no GraphModule (pass the GraphModule)")

@@ -242,7 +242,8 @@ def compare_orders(step, estimates: tuple[str, ...] = ("schedcc", "inductor"), e
     *estimates*: one row per (estimates, order) with ``step_us``, ``exposed_us``, ``comm_us``
     and ``error`` (an order that breaks a dependence of the graph is reported, not run)."""
     from schedcc.torch.fx_graph import schedcc_durations
-    from schedcc.torch.fx_order import BrokenOrder, best_order, current_order, simulate
+    from schedcc.torch.fx_best import best_order
+    from schedcc.torch.fx_order import BrokenOrder, current_order, simulate
     rows = []
     for est in estimates:
         if est not in ("schedcc", "inductor"):
