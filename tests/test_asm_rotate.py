@@ -75,7 +75,7 @@ def test_loops_tested_at_the_top_are_rotated_pipelined_and_compute_the_same(tmp_
     text = path.read_text()
     res = pipeline_asm(parse_source(text, str(path)), "la464")
     (loop,) = [r for r in res.loops if r.name.startswith("k/")]
-    assert loop.pipelined, loop.reason
+    assert loop.pipelined and loop.rotated, loop.reason
     assert loop.name.endswith(".body") or "~" not in loop.name
     out = tmp_path / f"{name}.swp.s"
     out.write_text(res.text)

@@ -99,6 +99,7 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 res.reason = f"{done}: {res.reason}"
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
+        res.rotated = bool(done)
         current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 
