@@ -138,6 +138,11 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
                                  (Reg(t), Reg(bound)))))
             ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(room, "the guard's trip count")))))
             ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    for r in x.narrow:
+        # a counter read through its low 32 bits sign-extended: equal to itself only if it
+        # and the bound (and so every value in between) fit in 32 bits on entry
+        ops.append(_Op(Instr(isa.sext, Reg(t), (Reg(r), Const(0)))))
+        ops.append(_Op(Instr("bne", None, (Reg(t), Reg(r), Label(ORIG))), target=ORIG))
     for c in x.checks:
         # |first - second + offset| must be at least stride * S + width for every pair
         K_ = c.stride * S + c.width

@@ -55,6 +55,7 @@ class AsmIsa:
     stores: dict[str, tuple[int, str]] = {}
     generic: dict[str, str] = {}              # opcode -> the schedcc IR opcode it computes
     addi = sub = sltui = andi = gmove = fmove = ""
+    sext = ""                                 # sign-extends the low 32 bits with ``sext r, s, 0``
     spills: dict[str, str] = {}               # (f)(ld|st) -> opcode of a 64-bit spill
     jumps: tuple[str, ...] = ()               # unconditional control transfers: no fall-through
     inverse = _INVERSE
@@ -149,6 +150,7 @@ class _LoongArch(AsmIsa):
     loads, stores = loongarch_asm.LOADS, loongarch_asm.STORES
     generic = {"addi.d": "add", "add.d": "add", "sub.d": "sub", "mul.d": "mul", "slli.d": "shl", "move": "mov"}
     addi, sub, sltui, andi, gmove, fmove = "addi.d", "sub.d", "sltui", "andi", "move", "fmov.d"
+    sext = "addi.w"
     spills = {"ld": "ld.d", "st": "st.d", "fld": "fld.d", "fst": "fst.d"}
     jumps = ("b", "jr", "ret")
 
@@ -200,6 +202,7 @@ class _RiscV(AsmIsa):
     generic = {"addi": "add", "add": "add", "sub": "sub", "mul": "mul", "slli": "shl", "mv": "mov", "neg": "neg",
                "li": "mov"}
     addi, sub, sltui, andi, gmove, fmove = "addi", "sub", "sltiu", "andi", "mv", "fmv.d"
+    sext = "addiw"
     spills = {"ld": "ld", "st": "sd", "fld": "fld", "fst": "fsd"}
     jumps = ("j", "jr", "ret", "tail")
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from schedcc.frontends.source import Source
-from schedcc.ir import Affine, Block, Function, Instr, Label, Mem, Reg
+from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.cfg import back_edges, multi_block_reason
@@ -83,6 +83,7 @@ class AsmLoop:
     unsigned: bool
     checks: list[Check]
     isa: AsmIsa = LOONGARCH
+    narrow: tuple[str, ...] = ()  # registers the pipelined code requires 32-bit sign-extended on entry
 
     @property
     def name(self) -> str:
@@ -172,7 +173,11 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     reaching, _ = mutable_reaching(instrs_t)
     br = len(instrs_t) - 1
     fixed = frozenset(n for n, ins in enumerate(instrs_t) if isa.is_fixed(ins))
-    body = Body(function, Block(L, instrs_t, block.loc), tuple(generic_instr(isa, i) for i in instrs_t), reaching, br,
+    sexts = {n: i.operands[0].name for n, i in enumerate(instrs_t) if i.opcode == isa.sext and len(i.operands) == 2
+             and isinstance(i.operands[0], Reg) and i.operands[1] == Const(0)}
+    generic = tuple(Instr("mov", i.dest, (i.operands[0],)) if n in sexts else generic_instr(isa, i)
+                    for n, i in enumerate(instrs_t))
+    body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                 BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
                 live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
     view = analyse(body)
@@ -190,9 +195,21 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     if view.exit.op == "ne" and abs(iv.step) & (abs(iv.step) - 1):
         return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
                   "that only for steps that are powers of two", "trip-count")
+    narrow: tuple[str, ...] = ()
+    if sexts:
+        ex, src = view.exit, sorted(set(sexts.values()))
+        up = iv.step > 0
+        if src != [iv.reg] or abs(iv.step) != 1 or ex.op not in (("lt", "ne") if up else ("gt", "ne")) \
+                or ex.bound_offset or ex.unsigned or not 0 <= ex.offset * iv.step <= 1 \
+                or (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:")):
+            n = min(sexts)
+            return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
+                      f"{src[0][2:] if src[0].startswith('v:') else src[0]}: schedcc follows that only for the "
+                      "counter tested against the bound, stepping by 1", "induction")
+        narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg) and ex.bound.name != isa.zero else ())
     checks = _checks(instrs_t, view.accesses, isa)
     view = replace(view, disjoint=frozenset(c.nodes for c in checks))
-    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa)
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow)
 
 
 def _width(ins: Instr) -> int:

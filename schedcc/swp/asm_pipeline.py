@@ -5,7 +5,10 @@ whose code would need more registers than the loop has is rejected, and the
 modulo scheduler tries the next II, as long as the II stays below the cycles
 one iteration takes without pipelining; past that, the loop is left alone
 with the reason ("needs N registers at once, M free"). Loops are transformed
-one after the other; the text is read again after each.
+one after the other; the text is read again after each. A loop tested at its
+top is rotated first (:mod:`schedcc.swp.asm_rotate`) and the rotated text kept
+only when the rotated loop is pipelined; otherwise the text stays as it was and
+the reason says what was tried.
 
 Example::
 
@@ -18,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from schedcc.frontends.source import Source
@@ -27,6 +31,7 @@ from schedcc.swp.asm_codegen import generate_asm
 from schedcc.swp.asm_isa import isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
+from schedcc.swp.asm_rotate import NotRotated, rotate_asm
 from schedcc.swp.llvm_codegen import NotGenerated
 from schedcc.swp.view import NotPipelined
 from schedcc.swp.pipeliner import LoopResult, PipelineResult, schedule_loop
@@ -46,21 +51,38 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
         if functions is not None and (found.function if isinstance(found, NotPipelined)
                                       else found.loop.function).name not in functions:
             continue
+        base, done = current, ""
+        if isinstance(found, NotPipelined) and "tests at its top" in found.reason:
+            try:
+                text, block = rotate_asm(current, found.function.name, found.block.label)
+            except NotRotated as err:
+                found = NotPipelined(found.function, found.block, f"{found.reason}; not rotated: {err}", found.kind)
+            else:
+                done = (f"the loop tests at its top ('{found.block.label}'); rotated to test at its end "
+                        f"in '{block}'")
+                base = isa.parse(text, source.program.source)
+                func = base.program.function(found.function.name)
+                x = analyse_asm_loop(func, func.block(block), isa)
+                if isinstance(x, NotPipelined):
+                    why = re.sub(r" \(line [0-9?]+\)", "", x.reason)   # the rotated text's lines: left out
+                    found = NotPipelined(found.function, found.block, f"{done}: {why}", x.kind)
+                else:
+                    found = x
         if isinstance(found, NotPipelined):
             results.append(schedule_loop(found, tgt, algorithm, accept))
             continue
-        x = found if current is source else _again(current, found)
+        x = found if current is source or done else _again(current, found)
         live = live_in(x.loop.function, isa)
         made: dict[int, tuple] = {}
 
-        def fits(sched: ModuloSchedule, x: AsmLoop = x, live=live, made=made) -> bool | str:
+        def fits(sched: ModuloSchedule, x: AsmLoop = x, live=live, made=made, base=base) -> bool | str:
             verdict = accept(sched) if accept is not None else True
             if verdict is not True and verdict is not None:
                 return verdict
             pressure = register_pressure(sched.graph, sched.ii, sched.cycle,
                                          frozenset(x.loop.address_only_uses()))
             try:
-                made[sched.ii] = (pressure, *generate_asm(current.text, x, sched, pressure, live))
+                made[sched.ii] = (pressure, *generate_asm(base.text, x, sched, pressure, live))
             except NotGenerated as err:
                 return str(err)
             return True
@@ -73,8 +95,11 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 need = res.reason.split("rejected: ")[-1][:-1]   # (schedule_loop closed it with a parenthesis)
                 res.reason = (f"{need}, at every II below the {flat} cycles one iteration takes: the registers "
                               "run out before iterations can overlap")
+            if done:
+                res.reason = f"{done}: {res.reason}"
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
+        res.rotated = bool(done)
         current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 

@@ -29,8 +29,8 @@ def multi_block_reason(latch: Block, header: Block, body: list[Block], headers: 
     if inner:
         return (f"the loop from '{latch.label}' back to '{header.label}' holds the inner loop at '{inner[0]}': "
                 "only innermost loops are pipelined", "outer")
-    if len(body) == 2 and latch.terminator is not None and latch.terminator.opcode in ("jmp", "b") \
-            and header.terminator is not None and header.terminator.opcode not in ("jmp", "b"):
+    if len(body) == 2 and latch.terminator is not None and latch.terminator.opcode in ("jmp", "b", "j") \
+            and header.terminator is not None and header.terminator.opcode not in ("jmp", "b", "j"):
         return (f"the loop tests at its top ('{header.label}') and jumps back from '{latch.label}': only a loop "
                 "whose body is one block, testing at its end, is pipelined (clang -O1 and up rotate loops so)",
                 "multi-block")

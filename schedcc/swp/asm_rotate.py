@@ -1,0 +1,129 @@
+"""Loop rotation in assembly (LoongArch, RISC-V): a loop tested at its top becomes a
+guarded loop tested at its end, as :mod:`schedcc.swp.rotate` does for schedcc IR.
+
+A compiler that does not rotate loops (a course compiler's LoongArch back end, or
+clang's passes off then ``llc -disable-block-placement``) writes a ``while`` loop
+with the test in the header and an unconditional jump back from the body::
+
+    .LBB1_1:                        .LBB1_1:                      the guard, once
+        addi.w  $a4, $a3, 0             addi.w  $a4, $a3, 0
+        bge     $a4, $a0, .LBB1_3       bge     $a4, $a0, .LBB1_3
+    # %bb.2:                   =>   .LBB1_1.body:
+        ...                             ...
+        addi.d  $a3, $a3, 1             addi.d  $a3, $a3, 1
+        b       .LBB1_1                 addi.w  $a4, $a3, 0       the header again
+    .LBB1_3:                            blt     $a4, $a0, .LBB1_1.body
+                                    .LBB1_3:
+
+The header's instructions are copied, as written, over the body's jump back, and
+its test, inverted, branches back to the body (which gets a label when it had
+none). The header runs as often as before and in the same order (once on entry,
+then once at the end of every iteration), so any instruction may be in it. When
+the block after the body is not the exit, a jump to the exit follows the branch.
+The rotation applies when the header ends in a conditional branch to the exit and
+falls into the body, or branches into the body and falls into the exit (the test is
+then copied as it is, and the exit labelled ``<header>.exit`` when it has no label),
+and the body is one block entered only from the header that
+ends in a jump back to it. Every other line of the file stays byte for byte; the
+pipeliner keeps the rotated text only when the rotated loop is pipelined
+(:func:`schedcc.swp.asm_pipeline.pipeline_asm`).
+
+Complexity: O(lines of the file).
+
+Example::
+
+    >>> from schedcc.frontends import parse_source
+    >>> text = ("f:\\n\\tmove\\t$a2, $zero\\n.L1:\\n\\tbge\\t$a2, $a0, .L3\\n"
+    ...         "\\taddi.d\\t$a2, $a2, 1\\n\\tb\\t.L1\\n.L3:\\n\\tret\\n")
+    >>> new, body = rotate_asm(parse_source(text, "f.s"), "f", ".L1")
+    >>> body, new.splitlines()[4:8]
+    ('.L1.body', ['.L1.body:', '\\taddi.d\\t$a2, $a2, 1', '\\tblt\\t$a2, $a0, .L1.body', '.L3:'])
+"""
+
+from __future__ import annotations
+
+import re
+
+from schedcc.frontends.source import Source
+from schedcc.ir import Label
+from schedcc.swp.asm_isa import isa_of
+
+
+class NotRotated(Exception):
+    """Why a loop tested at its top was not rotated (one line)."""
+
+
+def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
+    """The text of *source* with the loop whose header is *header* (in *function*)
+    rotated, and the label of the rotated loop's block; :class:`NotRotated` with the
+    reason when the loop does not have the shape of the module docstring."""
+    isa = isa_of(source)
+    func = source.program.function(function)
+    blocks = list(func.blocks)
+    k = next(n for n, b in enumerate(blocks) if b.label == header)
+    head = blocks[k]
+    test = head.terminator
+    if test is None or test.opcode not in isa.inverse or k + 1 >= len(blocks):
+        raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert")
+    target = next((o.name for o in test.operands if isinstance(o, Label)), None)
+    index = {b.label: n for n, b in enumerate(blocks)}
+    if target in index and target != header and index[target] != k + 1 \
+            and _jumps_back(blocks[index[target]], header, isa):
+        b_at, exit_block = index[target], blocks[k + 1]     # the test branches into the body
+    else:
+        b_at, exit_block = k + 1, None                      # the header falls into the body
+    body = blocks[b_at]
+    if not _jumps_back(body, header, isa):
+        raise NotRotated(f"the block after '{header}' does not end in a jump back to it")
+    back = body.terminator
+    exit_label = target if exit_block is None else exit_block.label
+    if exit_label in (header, body.label) or exit_label is None:
+        raise NotRotated(f"'{test}' does not leave the loop")
+    for b in blocks:
+        targets = [o.name for i in b.instrs for o in i.operands if isinstance(o, Label)]
+        if b is not head and body.label in targets:
+            raise NotRotated(f"'{body.label}' is entered from '{b.label}' too")
+    if b_at != k + 1 and _falls(blocks[b_at - 1], isa):
+        raise NotRotated(f"'{body.label}' is entered from '{blocks[b_at - 1].label}' too")
+    lines = source.text.split("\n")
+    if any(i.loc is None for i in head.instrs + body.instrs) or \
+            (exit_block is not None and (not exit_block.instrs or exit_block.instrs[0].loc is None)):
+        raise NotRotated("an instruction of the loop has no line")
+    first_body, back_line = body.instrs[0].loc.line - 1, back.loc.line - 1
+    test_line = lines[test.loc.line - 1]
+    if test_line.count(target) != 1 or lines[back_line].count(";") or test_line.count(";"):
+        raise NotRotated(f"line {test.loc.line} cannot be rewritten")
+    labels = {}                                            # line index -> a label to insert before it
+    body_label = body.label
+    if "~" in body.label:
+        body_label = labels[first_body] = f"{header}.body"
+    if exit_block is not None and "~" in exit_label:
+        exit_label = labels[exit_block.instrs[0].loc.line - 1] = f"{header}.exit"
+    if exit_block is None:
+        branch = re.sub(rf"(?<![\w.]){re.escape(test.opcode)}(?![\w.])", isa.inverse[test.opcode], test_line,
+                        count=1)
+        branch = re.sub(rf"(?<![\w.$]){re.escape(target)}(?![\w.$])", body_label, branch)
+    else:
+        branch = test_line                                 # already branches to the body
+    again = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + [branch]
+    after = blocks[b_at + 1] if b_at + 1 < len(blocks) else None
+    if after is None or after is not (exit_block if exit_block is not None else
+                                      blocks[index[target]] if target in index else None):
+        indent = re.match(r"\s*", test_line).group(0)
+        again.append(f"{indent}{isa.jumps[0]}\t{exit_label}")
+    new = lines[:back_line] + again + lines[back_line + 1:]
+    for at in sorted(labels, reverse=True):
+        shift = len(again) - 1 if at > back_line else 0
+        new = new[:at + shift] + [f"{labels[at]}:"] + new[at + shift:]
+    return "\n".join(new), body_label
+
+
+def _jumps_back(body, header: str, isa) -> bool:
+    back = body.terminator
+    return back is not None and back.opcode in isa.jumps and bool(body.instrs[:-1]) \
+        and [o.name for o in back.operands if isinstance(o, Label)] == [header]
+
+
+def _falls(block, isa) -> bool:
+    term = block.terminator
+    return term is None or term.opcode not in isa.jumps
