@@ -188,10 +188,23 @@ def waits_last(priority):
 
 
 def portfolio() -> list[tuple]:
-    """schedcc's candidate (priority, keep the collectives' order) pairs, in the order tried."""
-    priorities = [program_order] + [comm_weighted(k) for k in COMM_WEIGHTS]
+    """schedcc's candidate (priority, keep the collectives' order) pairs, in the order tried.
+    Each priority is computed once per problem (its "waits last" variant reuses it)."""
+    priorities = [_once_per_problem(program_order)] + [_once_per_problem(comm_weighted(k)) for k in COMM_WEIGHTS]
     priorities += [waits_last(p) for p in priorities]
     return [(p, keep) for keep in (True, False) for p in priorities]
+
+
+def _once_per_problem(priority):
+    """*priority* remembering its last problem and result (read only by its callers)."""
+    last: list = [None, None]
+
+    def memo(g) -> list[float]:
+        if last[0] is not g:
+            last[0], last[1] = g, priority(g)
+        return last[1]
+    memo.__name__ = priority.__name__
+    return memo
 
 
 def linearize(step, g, sched) -> list[int]:
