@@ -183,3 +183,15 @@ def test_logits_and_workspace_terms():
     s = score(Candidate(1, 8, 1, microbatch=1, sp=True, recompute="full"), ctx)
     assert s.memory_terms["logits"] == pytest.approx(2 * 4 * model.seq * model.vocab / 8)
     assert s.memory_terms["workspace"] == pytest.approx(ctx.cluster.memory_reserved)
+
+
+def test_fragmentation_scales_with_what_is_freed_every_step():
+    """The caching allocator's slack is FRAGMENTATION of the activations and logits (allocated
+    and freed every microbatch), not of the weights and optimizer states (allocated once)."""
+    from schedcc.planner.memory import FRAGMENTATION
+    model = preset("llama3-8b")
+    ctx = Context(model, "dgx-h100", gpus=8, global_batch=8, settings=Settings())
+    for rc in ("full", "none"):
+        t = score(Candidate(1, 8, 1, microbatch=1, sp=True, recompute=rc), ctx).memory_terms
+        assert t["fragmentation"] == pytest.approx(FRAGMENTATION * (t["activations"] + t["logits"]))
+    assert 0.1 < FRAGMENTATION < 0.25

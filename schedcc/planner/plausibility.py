@@ -16,7 +16,9 @@ it would (``megatron``, ``nemo``, ``torchtitan``, ``deepspeed``, ``composer``,
 re-score says what the winner costs in real software. When no framework runs
 all of it (say, a zero-bubble schedule with context parallelism), the
 question is searched again as Megatron-LM (:data:`FALLBACK`) and that
-search's winner is the answer one could launch.
+search's winner is the answer one could launch. So is the framework's own
+search when the winner does not fit in memory as that framework holds its
+states (DeepSpeed's gradient buckets, say).
 
 ``bench/bench_plausibility.py`` prints the table of docs/validation.md
 (about a CPU minute for all six: ``bench/``; the tests ask cheap pinned samples).
@@ -119,13 +121,16 @@ def ask(q: Question, workers: int | None = 2) -> dict:
     if fw:
         ctx = Context(model, q.target, q.gpus, q.global_batch, Settings(framework=fw))
         rescored = score(replace(best.candidate, trim=best.candidate.trim if framework(fw).uneven_stages else 0), ctx)
-    else:   # no single framework runs the winner: what would Megatron-LM's own search answer?
-        fw_pins = {k: v for k, v in parse_fix(q.fix).items() if framework(FALLBACK).offers(k, v)}
+    if not fw or not rescored.feasible:
+        # no single framework runs the winner (or it does not fit as that framework holds its
+        # states): what would that framework's (or Megatron-LM's) own search answer?
+        name = fw or FALLBACK
+        fw_pins = {k: v for k, v in parse_fix(q.fix).items() if framework(name).offers(k, v)}
         again = plan(model, q.target, gpus=q.gpus, global_batch=q.global_batch, fix=fw_pins or None,
-                     workers=workers, progress=False, settings=Settings(framework=FALLBACK))
+                     workers=workers, progress=False, settings=Settings(framework=name))
         rescored = again.best
     return {"question": q.name, "winner": best.candidate.label(), "mfu": best.mfu, "low": lo, "high": hi,
-            "rows": ids, "framework": fw or (FALLBACK if again else None),
+            "rows": ids, "framework": fw or (FALLBACK if again else None), "runs_winner": fw is not None,
             "searched_again": again.best.candidate.label() if again else None,
             "rescored_mfu": rescored.mfu if rescored and rescored.feasible else None,
             "rescored_note": (rescored.reason if rescored and not rescored.feasible else ""),
@@ -153,7 +158,8 @@ def markdown(results: list[dict]) -> str:
                  else (r["rescored_note"][:60] or "-"))
         run_as = r["framework"] or "no single framework"
         if r.get("searched_again"):
-            run_as = f"no single framework; searched again as {r['framework']}: {r['searched_again']}"
+            why = "does not fit as it holds memory" if r.get("runs_winner") else "no single framework"
+            run_as = f"{why}; searched again as {r['framework']}: {r['searched_again']}"
         lines.append(f"| {r['question']} | {r['winner']} | {r['mfu']:.1%} | {rng} | {inside} | "
                      f"{run_as} | {again} |")
     within = sum(1 for r in results if r["rows"] and r["low"] <= r["mfu"] <= r["high"])
