@@ -152,17 +152,26 @@ def collective_chains(step, order: list[int] | None = None) -> list[tuple[int, i
     return extra
 
 
-def schedule_free(step, dur: list[int], exact=None, priority=None, keep_collective_order: bool = False):
+def schedule_free(step, dur: list[int], exact=None, priority=None, keep_collective_order: bool = False,
+                  problem=None):
     """List-schedule the step with no order imposed on compute (*priority*: a function of the
     problem, default the critical path), the collectives of each group in the graph's order
     with *keep_collective_order*, optionally improved by CP-SAT within *exact*'s limits.
+    *problem* is that problem when the caller built it already (:func:`free_problem`; shared
+    by several priorities, its successor lists and topological order computed once).
     Returns the problem and its schedule."""
-    g = step.problem(dur, collective_chains(step) if keep_collective_order else ())
+    g = problem if problem is not None else free_problem(step, dur, keep_collective_order)
     strategy = ListStrategy(priority or comm_weighted(1), repair=False)
     if exact is None:  # a list schedule is valid by construction; the order made of it is checked
         return g, strategy.schedule(g)
     from schedcc.sched.exact import ExactStrategy
     return g, solve(g, ExactStrategy(exact, strategy), bound=False).schedule
+
+
+def free_problem(step, dur: list[int], keep_collective_order: bool = False):
+    """The step's problem under *dur*, the collectives of each group chained in the graph's
+    order with *keep_collective_order*."""
+    return step.problem(dur, collective_chains(step) if keep_collective_order else ())
 
 
 def waits_last(priority):
@@ -179,10 +188,23 @@ def waits_last(priority):
 
 
 def portfolio() -> list[tuple]:
-    """schedcc's candidate (priority, keep the collectives' order) pairs, in the order tried."""
-    priorities = [program_order] + [comm_weighted(k) for k in COMM_WEIGHTS]
+    """schedcc's candidate (priority, keep the collectives' order) pairs, in the order tried.
+    Each priority is computed once per problem (its "waits last" variant reuses it)."""
+    priorities = [_once_per_problem(program_order)] + [_once_per_problem(comm_weighted(k)) for k in COMM_WEIGHTS]
     priorities += [waits_last(p) for p in priorities]
     return [(p, keep) for keep in (True, False) for p in priorities]
+
+
+def _once_per_problem(priority):
+    """*priority* remembering its last problem and result (read only by its callers)."""
+    last: list = [None, None]
+
+    def memo(g) -> list[float]:
+        if last[0] is not g:
+            last[0], last[1] = g, priority(g)
+        return last[1]
+    memo.__name__ = priority.__name__
+    return memo
 
 
 def linearize(step, g, sched) -> list[int]:
@@ -207,18 +229,16 @@ def linearize(step, g, sched) -> list[int]:
         else:  # after the kernel running when it starts
             j = bisect.bisect_right(k_start, t) - 1
             key[i] = (k_start[j] if j >= 0 else -1, 2, t, idx)
-    succ: list[list[int]] = [[] for _ in range(n)]
-    count = [0] * n
-    for d in g.deps:
-        succ[d.src].append(d.dst)
-        count[d.dst] += 1
+    succ = g.succ  # the problem's own (cached) lists, dependences in the order given
+    count = [len(p) for p in g.pred]
     heap = [(key[i], i) for i in range(n) if count[i] == 0]
     heapq.heapify(heap)
     order = []
     while heap:
         _, i = heapq.heappop(heap)
         order.append(i)
-        for s in succ[i]:
+        for d in succ[i]:
+            s = d.dst
             count[s] -= 1
             if count[s] == 0:
                 heapq.heappush(heap, (key[s], s))

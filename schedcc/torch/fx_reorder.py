@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import torch.fx as fx
 
+from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
 from schedcc.training.result import StepResult
 
@@ -92,10 +93,11 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
     for name, size in (groups or {}).items():
         if not isinstance(size, int) or size < 1:
             raise SchedccError(f"process group '{name}': size {size!r} is not a positive whole number")
-    step = build_step(gm, target_of(cluster), groups, source)
-    dur = durations(step, estimates)
-    before = simulate(step, current_order(step), dur, "original")
-    order, after = best_order(step, dur, exact)
+    with paused_gc():  # many small acyclic objects (fx_best.best_order)
+        step = build_step(gm, target_of(cluster), groups, source)
+        dur = durations(step, estimates)
+        before = simulate(step, current_order(step), dur, "original")
+        order, after = best_order(step, dur, exact)
     check_order(step, order)
     write_back(step, order)
     return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed)

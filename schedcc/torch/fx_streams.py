@@ -97,14 +97,7 @@ def stream_order(step, dur: list[int], keys: list[tuple], keep_collective_order:
     *keep_collective_order*. Returns ``(order, step_ticks, exposed_ticks)``."""
     n = len(step)
     streams = step.streams
-    preds: list[list[int]] = [[] for _ in range(n)]
-    succ: list[list[int]] = [[] for _ in range(n)]
-    edges = [(s, t) for s, t, _ in step.deps]
-    if keep_collective_order:
-        edges += [(s, t) for s, t, _, _ in collective_chains(step)]
-    for s, t in edges:
-        preds[t].append(s)
-        succ[s].append(t)
+    preds, succ = _adjacency(step, keep_collective_order)
     comm = [s != "compute" for s in streams]
     lazy = [not comm[i] and dur[i] == 0 for i in range(n)]
     missing = [len(p) for p in preds]
@@ -265,6 +258,26 @@ def _preds(step) -> list[list[int]]:
             cached[t].append(s)
         step._input_lists = cached
     return cached
+
+
+def _adjacency(step, keep_collective_order: bool) -> tuple[list[list[int]], list[list[int]]]:
+    """(preds, succ) of *step*'s dependences, plus the chains keeping each group's collectives
+    in the graph's (current) order when asked: built once per step and chains, and shared
+    (read only) by every stream schedule and improvement round."""
+    chains = tuple((s, t) for s, t, _, _ in collective_chains(step)) if keep_collective_order else ()
+    cache = step.__dict__.setdefault("_adjacency_lists", {})
+    if chains not in cache:
+        n = len(step)
+        preds: list[list[int]] = [[] for _ in range(n)]
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for s, t, _ in step.deps:
+            preds[t].append(s)
+            succ[s].append(t)
+        for s, t in chains:
+            preds[t].append(s)
+            succ[s].append(t)
+        cache[chains] = (preds, succ)
+    return cache[chains]
 
 
 def kahn_order(step, keys: list[tuple]) -> list[int]:
