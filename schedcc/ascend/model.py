@@ -84,18 +84,11 @@ MAX_EVENT_IDS = 64  # the 910B has 8 per pipe pair; the sync pass keeps a table 
 
 
 def _fail(target: Target, key: str, message: str) -> SchedccError:
-    """An error naming *key*, at its line when the model is a file (else the caller locates
-    it: ``--set`` on the command line)."""
-    import os
+    """An error naming *key*, at its line in the text the model was parsed from when it came
+    from a file (``Target.derived["source"]``, as the cluster table's errors); else the caller
+    locates it (``--set`` on the command line)."""
     from schedcc.target.load import _Validator
-    text = None
-    if target.path and os.path.isfile(target.path):
-        try:
-            with open(target.path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            text = None
-    return _Validator(target.path or target.name, text).fail(key, message)
+    return _Validator(target.path or target.name, target.derived.get("source")).fail(key, message)
 
 
 def _copy_params(target: Target) -> None:
