@@ -51,6 +51,7 @@ from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
+from schedcc.swp.asm_ranges import RangeCheck, range_check, trip_span_ok
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
 
@@ -84,6 +85,7 @@ class AsmLoop:
     checks: list[Check]
     isa: AsmIsa = LOONGARCH
     narrow: tuple[str, ...] = ()  # registers the pipelined code requires 32-bit sign-extended on entry
+    ranges: tuple[RangeCheck, ...] = ()  # pairs whose whole-loop address ranges must be disjoint
 
     @property
     def name(self) -> str:
@@ -208,8 +210,9 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
                       "counter tested against the bound, stepping by 1", "induction")
         narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg) and ex.bound.name != isa.zero else ())
     checks = _checks(instrs_t, view.accesses, isa)
-    view = replace(view, disjoint=frozenset(c.nodes for c in checks))
-    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow)
+    ranges = _ranges(view, {c.nodes for c in checks}, isa)
+    view = replace(view, disjoint=frozenset(c.nodes for c in checks) | frozenset(c.nodes for c in ranges))
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow, ranges)
 
 
 def _width(ins: Instr) -> int:
@@ -243,3 +246,22 @@ def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access], isa: AsmIsa 
             out.append(Check((a, b), base(plus[0]), base(minus[0]), sa.const - sb.const, abs(sa.step),
                              max(acc_a.width, acc_b.width)))
     return out
+
+
+def _ranges(view, covered: set[tuple[int, int]], isa: AsmIsa) -> tuple[RangeCheck, ...]:
+    """The pairs of accesses not analysable at compile time nor covered by a :class:`Check`
+    (different strides, an invariant address, an index register) whose whole-loop
+    address ranges a run-time check can prove disjoint (:mod:`schedcc.swp.asm_ranges`)."""
+    if not trip_span_ok(view):
+        return ()
+    out = []
+    nodes = sorted(view.accesses)
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            acc_a, acc_b = view.accesses[a], view.accesses[b]
+            if not (acc_a.write or acc_b.write) or (a, b) in covered or memory_distances(acc_a, acc_b) is not None:
+                continue
+            check = range_check(acc_a, acc_b, isa)
+            if check is not None:
+                out.append(check)
+    return tuple(out)
