@@ -49,9 +49,9 @@ from dataclasses import dataclass, replace
 
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
-from schedcc.swp.analysis import Refusal, analyse, memory_distances
+from schedcc.swp.analysis import Refusal, analyse, evaluate, memory_distances
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
-from schedcc.swp.asm_ranges import RangeCheck, range_check, trip_span_ok
+from schedcc.swp.asm_ranges import RangeCheck, SignExtension, range_check, sign_extension, trip_span_ok
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
 
@@ -86,6 +86,7 @@ class AsmLoop:
     isa: AsmIsa = LOONGARCH
     narrow: tuple[str, ...] = ()  # registers the pipelined code requires 32-bit sign-extended on entry
     ranges: tuple[RangeCheck, ...] = ()  # pairs whose whole-loop address ranges must be disjoint
+    extends: tuple[SignExtension, ...] = ()  # sign extensions that must not change their value
 
     @property
     def name(self) -> str:
@@ -177,13 +178,30 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     fixed = frozenset(n for n, ins in enumerate(instrs_t) if isa.is_fixed(ins))
     sexts = {n: i.operands[0].name for n, i in enumerate(instrs_t) if i.opcode == isa.sext and len(i.operands) == 2
              and isinstance(i.operands[0], Reg) and i.operands[1] == Const(0)}
-    generic = tuple(Instr("mov", i.dest, (i.operands[0],)) if n in sexts else generic_instr(isa, i)
-                    for n, i in enumerate(instrs_t))
-    body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
-                BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
-                live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
-    view = analyse(body)
+    opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
+    while True:
+        generic = tuple(Instr("opaque", i.dest) if n in opaque else Instr("mov", i.dest, (i.operands[0],))
+                        if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
+        body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
+                    BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
+                    live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
+        view = analyse(body)
+        if isinstance(view, Refusal) or not sexts:
+            break
+        read = evaluate(body, view.inductions)
+        lost = {n for n in sexts if n not in opaque and read(n, instrs_t[n].operands[0]) is None}
+        if not lost:
+            break
+        opaque |= lost
+
+    def sext_refusal(n: int, why: str) -> NotPipelined:
+        src = sexts[n]
+        return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
+                  f"{src[2:] if src.startswith('v:') else src}: {why}", "induction")
     if isinstance(view, Refusal):
+        if opaque:
+            return sext_refusal(min(opaque), "its value is not a constant step of the loop, and the loop test "
+                                "depends on it")
         if view.kind == "no-iv":
             return no(f"no induction variable: no register is stepped by a constant ({isa.addi} r, r, c) in the body",
                       "induction")
@@ -198,21 +216,30 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
         return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
                   "that only for steps that are powers of two", "trip-count")
     narrow: tuple[str, ...] = ()
-    if sexts:
-        ex, src = view.exit, sorted(set(sexts.values()))
-        up = iv.step > 0
-        if src != [iv.reg] or abs(iv.step) != 1 or ex.op not in (("lt", "ne") if up else ("gt", "ne")) \
-                or ex.bound_offset or ex.unsigned or not 0 <= ex.offset * iv.step <= 1 \
-                or (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:")):
-            n = min(sexts)
-            return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
-                      f"{src[0][2:] if src[0].startswith('v:') else src[0]}: schedcc follows that only for the "
-                      "counter tested against the bound, stepping by 1", "induction")
-        narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg) and ex.bound.name != isa.zero else ())
+    extends: list[SignExtension] = []
+    followed = sorted(n for n in sexts if n not in opaque)
+    if followed:
+        ex, up = view.exit, iv.step > 0
+        counter = abs(iv.step) == 1 and ex.op in (("lt", "ne") if up else ("gt", "ne")) \
+            and not ex.bound_offset and not ex.unsigned and 0 <= ex.offset * iv.step <= 1 \
+            and not (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:"))
+        read = evaluate(body, view.inductions)
+        for n in followed:
+            if counter and sexts[n] == iv.reg:
+                # the tested counter stepping by 1: it and the bound fitting in 32 bits on entry suffice
+                narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg)
+                                          and ex.bound.name != isa.zero else ())
+                continue
+            check = sign_extension(n, read(n, instrs_t[n].operands[0]), isa)
+            if check is None or not trip_span_ok(view):
+                return sext_refusal(n, "schedcc follows that for the counter tested against the bound, stepping by "
+                                    "1, or a value stepping by a constant from one register when the trip count "
+                                    "divides by a power of two")
+            extends.append(check)
     checks = _checks(instrs_t, view.accesses, isa)
     ranges = _ranges(view, {c.nodes for c in checks}, isa)
     view = replace(view, disjoint=frozenset(c.nodes for c in checks) | frozenset(c.nodes for c in ranges))
-    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow, ranges)
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow, ranges, tuple(extends))
 
 
 def _width(ins: Instr) -> int:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from schedcc.ir import Const, Instr, Label, Reg
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa
-from schedcc.swp.view import Access, LoopView
+from schedcc.swp.view import Access, Linear, LoopView
 
 MAX_CONST = 2047          # P, Q, K1 and K2 are 12-bit immediates
 
@@ -55,6 +55,28 @@ class RangeCheck:
     q: int
     k1: int
     k2: int
+
+
+@dataclass(frozen=True)
+class SignExtension:
+    """``addi.w r, s, 0`` at ``node`` read as a copy of s (an ``int`` index, a second
+    counter): exact only while s fits in 32 bits. s is ``sum(coef * register) + const +
+    step * k`` in iteration k (``terms``: the registers on entry); the guard checks that
+    its first and last values (k = 0 and k = m) fit, and so every value in between."""
+
+    node: int
+    terms: tuple[tuple[str, int], ...]
+    const: int
+    step: int
+
+
+def sign_extension(node: int, value: Linear | None, isa: AsmIsa = LOONGARCH) -> SignExtension | None:
+    """The check for a sign extension of *value*, or None when it cannot be written."""
+    if value is None or max(abs(value.const), abs(value.step)) > MAX_CONST \
+            or not all(abs(c) == 1 and isa.is_register(t) for t, c in value.terms):
+        return None
+    entry = tuple(sorted(((t[2:] if t.startswith("v:") else t), c) for t, c in value.terms))
+    return SignExtension(node, entry, value.const, value.step)
 
 
 def range_check(a: Access, b: Access, isa: AsmIsa = LOONGARCH) -> RangeCheck | None:
@@ -87,75 +109,100 @@ def trip_span_ok(loop: LoopView) -> bool:
     return d > 0 and not d & (d - 1)
 
 
-def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str, label: str) -> list:
-    """The guard's code for *checks*: instructions (virtual registers ``swp.m``,
-    ``swp.t``, ``swp.u``) and labels (strings, named after *label*), every failing
-    test branching to *orig*."""
-    if not checks:
+def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str, label: str,
+                extends: list[SignExtension] = ()) -> list:
+    """The guard's code for *checks* and *extends*: instructions (virtual registers
+    ``swp.t`` and ``swp.u``: ``m`` is computed again where needed) and labels (strings, named after *label*), every
+    failing test branching to *orig*."""
+    if not checks and not extends:
         return []
     ex, iv, trip = loop.exit, loop.iv, loop.trip
     x, bound = iv.reg[2:], str(ex.bound)
-    m, t, u = "swp.m", "swp.t", "swp.u"
+    t, u = "swp.t", "swp.u"            # two registers only: the guard runs where the loop's live-ins are live
     out: list = []
 
     def addi(dst: str, src: str, value: int) -> None:
         if value or dst != src:
             out.append(Instr(isa.addi, Reg(dst), (Reg(src), Const(value))))
 
-    def times(k: int) -> None:          # u = k * m
+    def m_into(r: str) -> None:
+        # m = T - 1 = (span + extra) / divisor, span = what is left to the bound after the first test
+        if trip.up:
+            out.append(Instr(isa.sub, Reg(r), (Reg(bound), Reg(x))))
+            addi(r, r, trip.extra - ex.offset + ex.bound_offset)
+        else:
+            out.append(Instr(isa.sub, Reg(r), (Reg(x), Reg(bound))))
+            addi(r, r, trip.extra + ex.offset - ex.bound_offset)
+
+    def shift(r: str) -> None:
+        if trip.divisor > 1:
+            out.append(Instr(isa.srli, Reg(r), (Reg(r), Const(trip.divisor.bit_length() - 1))))
+
+    def times(k: int) -> None:          # t = k * m (u is lost)
+        m_into(t)
+        shift(t)
         if k & (k - 1) == 0:
-            out.append(Instr(isa.slli, Reg(u), (Reg(m), Const(k.bit_length() - 1))))
+            if k > 1:
+                out.append(Instr(isa.slli, Reg(t), (Reg(t), Const(k.bit_length() - 1))))
         else:
             addi(u, isa.zero, k)
-            out.append(Instr(isa.mul, Reg(u), (Reg(u), Reg(m))))
+            out.append(Instr(isa.mul, Reg(t), (Reg(t), Reg(u))))
 
-    # m = T - 1 = (span + extra) / divisor, span = what is left to the bound after the first test
-    if trip.up:
-        out.append(Instr(isa.sub, Reg(m), (Reg(bound), Reg(x))))
-        addi(m, m, trip.extra - ex.offset + ex.bound_offset)
-    else:
-        out.append(Instr(isa.sub, Reg(m), (Reg(x), Reg(bound))))
-        addi(m, m, trip.extra + ex.offset - ex.bound_offset)
-    out.append(Instr("blt", None, (Reg(m), Reg(isa.zero), Label(orig))))
-    if trip.divisor > 1:
-        out.append(Instr(isa.srli, Reg(m), (Reg(m), Const(trip.divisor.bit_length() - 1))))
-    out.append(Instr(isa.srli, Reg(u), (Reg(m), Const(32))))
+    def total(r: str, terms: tuple[tuple[str, int], ...], const: int = 0) -> None:   # r = sum(coef * register)
+        plus = [name for name, c in terms if c > 0]
+        minus = [name for name, c in terms if c < 0]
+        if plus and minus:
+            out.append(Instr(isa.sub, Reg(r), (Reg(plus[0]), Reg(minus[0]))))
+            plus, minus = plus[1:], minus[1:]
+        else:
+            addi(r, plus.pop(0) if plus else isa.zero, const)
+            const = 0
+        for name in plus:
+            out.append(Instr(isa.add, Reg(r), (Reg(r), Reg(name))))
+        for name in minus:
+            out.append(Instr(isa.sub, Reg(r), (Reg(r), Reg(name))))
+        addi(r, r, const)
+
+    def fits(r: str, scratch: str) -> None:      # r must be its own low 32 bits sign-extended
+        out.append(Instr(isa.sext, Reg(scratch), (Reg(r), Const(0))))
+        out.append(Instr("bne", None, (Reg(scratch), Reg(r), Label(orig))))
+
+    # 0 <= m < 2^32: nothing below can wrap
+    m_into(t)
+    out.append(Instr("blt", None, (Reg(t), Reg(isa.zero), Label(orig))))
+    shift(t)
+    out.append(Instr(isa.srli, Reg(u), (Reg(t), Const(32))))
     out.append(Instr("bnez", None, (Reg(u), Label(orig))))
+    for e in extends:
+        total(t, e.terms, e.const)
+        fits(t, u)
+        if e.step:
+            times(abs(e.step))
+            total(u, e.terms, e.const)
+            out.append(Instr(isa.add if e.step > 0 else isa.sub, Reg(u), (Reg(u), Reg(t))))
+            fits(u, t)
     groups: dict[tuple, list[RangeCheck]] = {}
     for c in checks:
         groups.setdefault(c.terms, []).append(c)
     for n, (terms, group) in enumerate(groups.items()):
         p, q = max(c.p for c in group), max(c.q for c in group)
         k1, k2 = max(c.k1 for c in group), min(c.k2 for c in group)
-        plus = [r for r, c in terms if c > 0]
-        minus = [r for r, c in terms if c < 0]
-        if plus and minus:
-            out.append(Instr(isa.sub, Reg(t), (Reg(plus[0]), Reg(minus[0]))))
-            plus, minus = plus[1:], minus[1:]
-        elif plus:
-            addi(t, plus.pop(0), 0)
-        else:
-            addi(t, isa.zero, 0)
-        for r in plus:
-            out.append(Instr(isa.add, Reg(t), (Reg(t), Reg(r))))
-        for r in minus:
-            out.append(Instr(isa.sub, Reg(t), (Reg(t), Reg(r))))
         apart = f"{label}.apart{n}"
         # b above a: D - p * m - k1 >= 0
         if p:
             times(p)
-            out.append(Instr(isa.sub, Reg(u), (Reg(t), Reg(u))))
-            addi(u, u, -k1)
+            total(u, terms, -k1)
+            out.append(Instr(isa.sub, Reg(u), (Reg(u), Reg(t))))
         else:
-            addi(u, t, -k1)
+            total(u, terms, -k1)
         out.append(Instr("bge", None, (Reg(u), Reg(isa.zero), Label(apart))))
         # else b below a: D + q * m - k2 <= 0
         if q:
             times(q)
-            out.append(Instr(isa.add, Reg(u), (Reg(t), Reg(u))))
-            addi(u, u, -k2)
+            total(u, terms, -k2)
+            out.append(Instr(isa.add, Reg(u), (Reg(u), Reg(t))))
         else:
-            addi(u, t, -k2)
+            total(u, terms, -k2)
         out.append(Instr("blt", None, (Reg(isa.zero), Reg(u), Label(orig))))
         out.append(apart)
     return out
