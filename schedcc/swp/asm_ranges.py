@@ -112,75 +112,79 @@ def trip_span_ok(loop: LoopView) -> bool:
 def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str, label: str,
                 extends: list[SignExtension] = ()) -> list:
     """The guard's code for *checks* and *extends*: instructions (virtual registers
-    ``swp.t`` and ``swp.u``: ``m`` is computed again where needed) and labels (strings, named after *label*), every
-    failing test branching to *orig*."""
+    ``swp.t``; ``swp.u`` for a multiply by a constant not a power of two) and labels
+    (strings, named after *label*), every failing test branching to *orig*."""
     if not checks and not extends:
         return []
     ex, iv, trip = loop.exit, loop.iv, loop.trip
     x, bound = iv.reg[2:], str(ex.bound)
-    t, u = "swp.t", "swp.u"            # two registers only: the guard runs where the loop's live-ins are live
+    # One register (t) where the factors are powers of two, a second (u) for a multiply only:
+    # the guard runs where every live-in of the loop is live, and the loop may have few free.
+    t, u = "swp.t", "swp.u"
     out: list = []
+
+    def emit(op: str, dst: str | None, *ops) -> None:
+        out.append(Instr(op, Reg(dst) if dst else None, tuple(Reg(o) if isinstance(o, str) else o for o in ops)))
 
     def addi(dst: str, src: str, value: int) -> None:
         if value or dst != src:
-            out.append(Instr(isa.addi, Reg(dst), (Reg(src), Const(value))))
+            emit(isa.addi, dst, src, Const(value))
 
-    def m_into(r: str) -> None:
-        # m = T - 1 = (span + extra) / divisor, span = what is left to the bound after the first test
+    def times(k: int) -> None:          # t = k * m, m = T - 1 = (span + extra) / divisor (k = -1: m, checked >= 0)
+        if k == 0:
+            emit(isa.addi, t, isa.zero, Const(0))
+            return
         if trip.up:
-            out.append(Instr(isa.sub, Reg(r), (Reg(bound), Reg(x))))
-            addi(r, r, trip.extra - ex.offset + ex.bound_offset)
+            emit(isa.sub, t, bound, x)
+            addi(t, t, trip.extra - ex.offset + ex.bound_offset)
         else:
-            out.append(Instr(isa.sub, Reg(r), (Reg(x), Reg(bound))))
-            addi(r, r, trip.extra + ex.offset - ex.bound_offset)
-
-    def shift(r: str) -> None:
+            emit(isa.sub, t, x, bound)
+            addi(t, t, trip.extra + ex.offset - ex.bound_offset)
+        if k < 0:
+            emit("blt", None, t, isa.zero, Label(orig))
         if trip.divisor > 1:
-            out.append(Instr(isa.srli, Reg(r), (Reg(r), Const(trip.divisor.bit_length() - 1))))
-
-    def times(k: int) -> None:          # t = k * m (u is lost)
-        m_into(t)
-        shift(t)
+            emit(isa.srli, t, t, Const(trip.divisor.bit_length() - 1))
         if k & (k - 1) == 0:
             if k > 1:
-                out.append(Instr(isa.slli, Reg(t), (Reg(t), Const(k.bit_length() - 1))))
-        else:
+                emit(isa.slli, t, t, Const(k.bit_length() - 1))
+        elif k > 0:
             addi(u, isa.zero, k)
-            out.append(Instr(isa.mul, Reg(t), (Reg(t), Reg(u))))
+            emit(isa.mul, t, t, u)
 
-    def total(r: str, terms: tuple[tuple[str, int], ...], const: int = 0) -> None:   # r = sum(coef * register)
-        plus = [name for name, c in terms if c > 0]
-        minus = [name for name, c in terms if c < 0]
-        if plus and minus:
-            out.append(Instr(isa.sub, Reg(r), (Reg(plus[0]), Reg(minus[0]))))
-            plus, minus = plus[1:], minus[1:]
+    def plus(terms: tuple[tuple[str, int], ...], const: int, sign: int) -> None:
+        """t = sum(coef * register) + const + sign * t, in t alone."""
+        if sign > 0:
+            for r, c in terms:
+                emit(isa.add if c > 0 else isa.sub, t, t, r)
         else:
-            addi(r, plus.pop(0) if plus else isa.zero, const)
-            const = 0
-        for name in plus:
-            out.append(Instr(isa.add, Reg(r), (Reg(r), Reg(name))))
-        for name in minus:
-            out.append(Instr(isa.sub, Reg(r), (Reg(r), Reg(name))))
-        addi(r, r, const)
+            first = [r for r, c in terms if c > 0][:1]
+            for r, c in terms:
+                if c < 0:
+                    emit(isa.add, t, t, r)
+            emit(isa.sub, t, first[0] if first else isa.zero, t)
+            for r, c in terms:
+                if c > 0 and r not in first:
+                    emit(isa.add, t, t, r)
+        addi(t, t, const)
 
-    def fits(r: str, scratch: str) -> None:      # r must be its own low 32 bits sign-extended
-        out.append(Instr(isa.sext, Reg(scratch), (Reg(r), Const(0))))
-        out.append(Instr("bne", None, (Reg(scratch), Reg(r), Label(orig))))
+    def fits() -> None:                  # t must be its own low 32 bits sign-extended: t >> 31 is 0 or -1
+        emit(isa.srai, t, t, Const(31))
+        addi(t, t, 1)
+        emit(isa.sltui, t, t, Const(2))
+        emit("beqz", None, t, Label(orig))
 
     # 0 <= m < 2^32: nothing below can wrap
-    m_into(t)
-    out.append(Instr("blt", None, (Reg(t), Reg(isa.zero), Label(orig))))
-    shift(t)
-    out.append(Instr(isa.srli, Reg(u), (Reg(t), Const(32))))
-    out.append(Instr("bnez", None, (Reg(u), Label(orig))))
+    times(-1)
+    emit(isa.srli, t, t, Const(32))
+    emit("bnez", None, t, Label(orig))
     for e in extends:
-        total(t, e.terms, e.const)
-        fits(t, u)
+        emit(isa.addi, t, isa.zero, Const(0))
+        plus(e.terms, e.const, 1)
+        fits()
         if e.step:
             times(abs(e.step))
-            total(u, e.terms, e.const)
-            out.append(Instr(isa.add if e.step > 0 else isa.sub, Reg(u), (Reg(u), Reg(t))))
-            fits(u, t)
+            plus(e.terms, e.const, 1 if e.step > 0 else -1)
+            fits()
     groups: dict[tuple, list[RangeCheck]] = {}
     for c in checks:
         groups.setdefault(c.terms, []).append(c)
@@ -188,21 +192,11 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
         p, q = max(c.p for c in group), max(c.q for c in group)
         k1, k2 = max(c.k1 for c in group), min(c.k2 for c in group)
         apart = f"{label}.apart{n}"
-        # b above a: D - p * m - k1 >= 0
-        if p:
-            times(p)
-            total(u, terms, -k1)
-            out.append(Instr(isa.sub, Reg(u), (Reg(u), Reg(t))))
-        else:
-            total(u, terms, -k1)
-        out.append(Instr("bge", None, (Reg(u), Reg(isa.zero), Label(apart))))
-        # else b below a: D + q * m - k2 <= 0
-        if q:
-            times(q)
-            total(u, terms, -k2)
-            out.append(Instr(isa.add, Reg(u), (Reg(u), Reg(t))))
-        else:
-            total(u, terms, -k2)
-        out.append(Instr("blt", None, (Reg(isa.zero), Reg(u), Label(orig))))
+        times(p)                                   # b above a: D - p * m - k1 >= 0
+        plus(terms, -k1, -1)
+        emit("bge", None, t, isa.zero, Label(apart))
+        times(q)                                   # else b below a: D + q * m - k2 <= 0
+        plus(terms, -k2, 1)
+        emit("blt", None, isa.zero, t, Label(orig))
         out.append(apart)
     return out
