@@ -51,9 +51,9 @@ from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, evaluate, memory_distances
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
-from schedcc.swp.asm_ranges import RangeCheck, SignExtension, range_check, sign_extension, trip_span_ok
+from schedcc.swp.asm_ranges import MAX_CONST, RangeCheck, SignExtension, range_check, sign_extension
 from schedcc.swp.cfg import back_edges, multi_block_reason
-from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
+from schedcc.swp.view import Access, Body, Linear, LoopView, NotPipelined, mutable_reaching
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
 INVERSE = LOONGARCH.inverse
@@ -176,11 +176,13 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     reaching, _ = mutable_reaching(instrs_t)
     br = len(instrs_t) - 1
     fixed = frozenset(n for n, ins in enumerate(instrs_t) if isa.is_fixed(ins))
-    sexts = {n: i.operands[0].name for n, i in enumerate(instrs_t) if i.opcode == isa.sext and len(i.operands) == 2
-             and isinstance(i.operands[0], Reg) and i.operands[1] == Const(0)}
+    # addi.w r, s, c: the low 32 bits of s + c, sign-extended (an int index or counter)
+    sexts = {n: (i.operands[0].name, i.operands[1].value) for n, i in enumerate(instrs_t)
+             if i.opcode == isa.sext and len(i.operands) == 2 and isinstance(i.operands[0], Reg)
+             and isinstance(i.operands[1], Const) and isinstance(i.operands[1].value, int)}
     opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
     while True:
-        generic = tuple(Instr("opaque", i.dest) if n in opaque else Instr("mov", i.dest, (i.operands[0],))
+        generic = tuple(Instr("opaque", i.dest) if n in opaque else Instr("add", i.dest, i.operands)
                         if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
         body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                     BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
@@ -195,7 +197,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
         opaque |= lost
 
     def sext_refusal(n: int, why: str) -> NotPipelined:
-        src = sexts[n]
+        src = sexts[n][0]
         return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
                   f"{src[2:] if src.startswith('v:') else src}: {why}", "induction")
     if isinstance(view, Refusal):
@@ -225,16 +227,17 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
             and not (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:"))
         read = evaluate(body, view.inductions)
         for n in followed:
-            if counter and sexts[n] == iv.reg:
+            if counter and sexts[n] == (iv.reg, 0):
                 # the tested counter stepping by 1: it and the bound fitting in 32 bits on entry suffice
                 narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg)
                                           and ex.bound.name != isa.zero else ())
                 continue
-            check = sign_extension(n, read(n, instrs_t[n].operands[0]), isa)
-            if check is None or not trip_span_ok(view):
-                return sext_refusal(n, "schedcc follows that for the counter tested against the bound, stepping by "
-                                    "1, or a value stepping by a constant from one register when the trip count "
-                                    "divides by a power of two")
+            value = read(n, instrs_t[n].operands[0])
+            check = sign_extension(n, value.plus(Linear(const=sexts[n][1])) if value is not None else None, isa)
+            if check is None or view.trip.divisor > MAX_CONST:
+                return sext_refusal(n, "schedcc follows a sign extension only of a value stepping by a constant "
+                                    f"of at most {MAX_CONST} from registers on entry, in a loop whose step is at most "
+                                    f"{MAX_CONST}")
             extends.append(check)
     checks = _checks(instrs_t, view.accesses, isa)
     ranges = _ranges(view, {c.nodes for c in checks}, isa)
@@ -279,9 +282,9 @@ def _ranges(view, covered: set[tuple[int, int]], isa: AsmIsa) -> tuple[RangeChec
     """The pairs of accesses not analysable at compile time nor covered by a :class:`Check`
     (different strides, an invariant address, an index register) whose whole-loop
     address ranges a run-time check can prove disjoint (:mod:`schedcc.swp.asm_ranges`)."""
-    if not trip_span_ok(view):
-        return ()
     out = []
+    if view.trip.divisor > MAX_CONST:
+        return ()
     nodes = sorted(view.accesses)
     for i, a in enumerate(nodes):
         for b in nodes[i + 1:]:

@@ -102,13 +102,6 @@ def range_check(a: Access, b: Access, isa: AsmIsa = LOONGARCH) -> RangeCheck | N
     return RangeCheck((a.node, b.node), entry, p, q, k1, k2)
 
 
-def trip_span_ok(loop: LoopView) -> bool:
-    """Whether ``m`` can be computed with a shift (the divisor of the trip count is a
-    power of two)."""
-    d = loop.trip.divisor
-    return d > 0 and not d & (d - 1)
-
-
 def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str, label: str,
                 extends: list[SignExtension] = ()) -> list:
     """The guard's code for *checks* and *extends*: instructions (virtual registers
@@ -142,8 +135,12 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
             addi(t, t, trip.extra + ex.offset - ex.bound_offset)
         if k < 0:
             emit("blt", None, t, isa.zero, Label(orig))
-        if trip.divisor > 1:
-            emit(isa.srli, t, t, Const(trip.divisor.bit_length() - 1))
+        d = trip.divisor
+        if d > 1 and not d & (d - 1):
+            emit(isa.srli, t, t, Const(d.bit_length() - 1))
+        elif d > 1:
+            addi(u, isa.zero, d)
+            emit(isa.divu, t, t, u)
         if k & (k - 1) == 0:
             if k > 1:
                 emit(isa.slli, t, t, Const(k.bit_length() - 1))
@@ -177,13 +174,23 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
     times(-1)
     emit(isa.srli, t, t, Const(32))
     emit("bnez", None, t, Label(orig))
+    # Sign extensions of the same registers stepping alike: the lowest and the highest value fit.
+    spans: dict[tuple, list[int]] = {}
     for e in extends:
-        emit(isa.addi, t, isa.zero, Const(0))
-        plus(e.terms, e.const, 1)
+        spans.setdefault((e.terms, e.step), []).append(e.const)
+    for (terms, step), consts in spans.items():
+        first, last = (min(consts), max(consts)) if step >= 0 else (max(consts), min(consts))
+        if any(c < 0 for _, c in terms):
+            emit(isa.addi, t, isa.zero, Const(0))
+            plus(terms, first, 1)
+        else:                                        # t = the first value, without a zero to add to
+            addi(t, terms[0][0] if terms else isa.zero, first)
+            for r, _ in terms[1:]:
+                emit(isa.add, t, t, r)
         fits()
-        if e.step:
-            times(abs(e.step))
-            plus(e.terms, e.const, 1 if e.step > 0 else -1)
+        if step:
+            times(abs(step))
+            plus(terms, last, 1 if step > 0 else -1)
             fits()
     groups: dict[tuple, list[RangeCheck]] = {}
     for c in checks:
