@@ -30,7 +30,16 @@ distances (:func:`~schedcc.swp.analysis.memory_distances`). Assembly has lost
 C's ``restrict``, so two base registers may point into the same array: when
 both step alike, the pair becomes a *run-time check* (:class:`Check`): the
 pipelined code runs only if the two are far enough apart that no iterations
-in flight together touch the same bytes, and the dependence is dropped.
+in flight together touch the same bytes, and the dependence is dropped; when they
+step differently (or one does not move), a :class:`~schedcc.swp.asm_ranges.RangeCheck`
+asks that the bytes each touches over the whole loop be disjoint.
+
+An ``int`` read as ``addi.w r, s, c`` (the low 32 bits of s + c, sign-extended) is
+``s + c`` when the value steps by a constant: the tested counter stepping by 1
+behind a check that it and the bound fit in 32 bits (``narrow``), anything else
+behind a check of its lowest and highest values
+(:class:`~schedcc.swp.asm_ranges.SignExtension`); a sign extension of a value
+schedcc cannot follow is an unknown value.
 
 Example::
 
