@@ -18,8 +18,10 @@ when, with ``D = B - A`` (the registers on entry):
 * or *b* lies below: ``D + Q * m <= K2`` with ``Q = max(0, sb) - min(0, sa)``,
   ``K2 = -wb - (cb - ca)``.
 
-P and Q are non-negative constants, so each side is one multiply (or shift) and one
-compare in the guard; pairs with the same ``D`` share one check (the largest P, Q,
+P and Q are non-negative constants, so each side is one multiply (shifts, or shifts
+and adds of ``m``'s numerator: an over-estimate of ``P * m`` when the divisor of the
+trip count does not divide it exactly, which only makes the check stricter) and
+one compare in the guard; pairs with the same ``D`` share one check (the largest P, Q,
 K1 and the smallest K2: stricter than each). The guard first makes sure ``m`` is
 non-negative and below 2^32, so that nothing in the arithmetic can wrap.
 
@@ -123,19 +125,41 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
         if value or dst != src:
             emit(isa.addi, dst, src, Const(value))
 
-    def times(k: int) -> None:          # t = k * m, m = T - 1 = (span + extra) / divisor (k = -1: m, checked >= 0)
+    # m = T - 1 = V // divisor, V = (a - b) + c: what is left to the bound after the first test
+    va, vb, vc = (bound, x, trip.extra - ex.offset + ex.bound_offset) if trip.up else \
+        (x, bound, trip.extra + ex.offset - ex.bound_offset)
+    d = trip.divisor
+
+    def v(first: bool) -> None:          # t = V (first) or t += V
+        if first:
+            emit(isa.sub, t, va, vb)
+        else:
+            emit(isa.add, t, t, va)
+            if vb != isa.zero:
+                emit(isa.sub, t, t, vb)
+        addi(t, t, vc)
+
+    def times(k: int) -> None:          # t = k * m, or more (k = -1: m, checked >= 0)
         if k == 0:
             emit(isa.addi, t, isa.zero, Const(0))
             return
-        if trip.up:
-            emit(isa.sub, t, bound, x)
-            addi(t, t, trip.extra - ex.offset + ex.bound_offset)
-        else:
-            emit(isa.sub, t, x, bound)
-            addi(t, t, trip.extra + ex.offset - ex.bound_offset)
+        if k > 1 and k & (k - 1) and (d == 1 or k % d == 0):
+            # k * m <= (k / d) * V (equal when d = 1 or d divides V): shifts and adds of V, in t
+            # alone (a multiply takes a second register, which a register-starved loop lacks)
+            zeros = 0
+            v(True)
+            for bit in bin(k // d)[3:]:
+                zeros += 1
+                if bit == "1":
+                    emit(isa.slli, t, t, Const(zeros))
+                    zeros = 0
+                    v(False)
+            if zeros:
+                emit(isa.slli, t, t, Const(zeros))
+            return
+        v(True)
         if k < 0:
             emit("blt", None, t, isa.zero, Label(orig))
-        d = trip.divisor
         if d > 1 and not d & (d - 1):
             emit(isa.srli, t, t, Const(d.bit_length() - 1))
         elif d > 1:
