@@ -128,3 +128,95 @@ def test_distinct_stack_slots_never_meet_overlapping_ones_do():
     (y,) = find_asm_loops(parse_source(text, "stack.s"))
     mem = {(d.src, d.dst, d.distance) for d in loop_dag(y.loop, "la464").deps if d.kind == "MEM"}
     assert (2, 3, 0) in mem and (3, 2, 1) in mem
+
+
+STRIDE24 = """\t.text
+f:
+.L1:
+\tfld.d\t$fa0, $a1, 0
+\tfld.d\t$fa1, $a2, 0
+\tfadd.d\t$fa0, $fa1, $fa0
+\tfst.d\t$fa0, $a1, 0
+\taddi.d\t$a1, $a1, 24
+\taddi.d\t$a2, $a2, 8
+\taddi.d\t$a0, $a0, -1
+\tbnez\t$a0, .L1
+\tret
+"""
+
+
+def _passes(code, regs: dict[str, int]) -> bool:
+    """Runs the guard's code (64-bit arithmetic): True unless it branches to ORIG."""
+    mask = (1 << 64) - 1
+
+    def signed(v):
+        v &= mask
+        return v - (1 << 64) if v >> 63 else v
+    regs = dict(regs, **{"$zero": 0})
+    at = {item: n for n, item in enumerate(code) if isinstance(item, str)}
+    n = 0
+    while n < len(code):
+        ins = code[n]
+        n += 1
+        if isinstance(ins, str):
+            continue
+        ops = [regs[o.name] if hasattr(o, "name") and o.name in regs else getattr(o, "value", None)
+               for o in ins.operands]
+        target = ins.operands[-1].name if ins.opcode.startswith("b") else None
+        op = ins.opcode
+        if op in ("blt", "bge", "bne", "bnez", "beqz"):
+            taken = {"blt": lambda: ops[0] < ops[1], "bge": lambda: ops[0] >= ops[1], "bne": lambda: ops[0] != ops[1],
+                     "bnez": lambda: ops[0] != 0, "beqz": lambda: ops[0] == 0}[op]()
+            if taken:
+                if target == "ORIG":
+                    return False
+                n = at[target]
+            continue
+        value = {"addi.d": lambda: ops[0] + ops[1], "add.d": lambda: ops[0] + ops[1], "sub.d": lambda: ops[0] - ops[1],
+                 "mul.d": lambda: ops[0] * ops[1], "slli.d": lambda: ops[0] << ops[1],
+                 "srli.d": lambda: (ops[0] & mask) >> ops[1], "srai.d": lambda: ops[0] >> ops[1],
+                 "div.du": lambda: (ops[0] & mask) // (ops[1] & mask),
+                 "sltui": lambda: int((ops[0] & mask) < (ops[1] & mask)),
+                 "addi.w": lambda: signed(((ops[0] + ops[1]) & 0xFFFFFFFF) << 32) >> 32}[op]()
+        regs[ins.dest.name] = signed(value)
+    return True
+
+
+def test_the_range_check_passes_exactly_when_the_swept_spans_are_apart():
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    (x,) = find_asm_loops(parse_source(STRIDE24, "s24.s"))
+    assert len(x.ranges) == 1 and not x.checks      # strides 24 and 8: not a power of two, shifts and adds
+    code = range_guard(LOONGARCH, x.loop, list(x.ranges), "ORIG", ".L1", list(x.extends))
+    assert not any(getattr(i, "opcode", "") == "mul.d" for i in code)   # one temporary register
+    seen = set()
+    for trips in (1, 2, 3, 7):
+        for a1 in range(800, 1100, 8):
+            a2 = 1000
+            store = {a1 + 24 * k + b for k in range(trips) for b in range(8)}
+            load = {a2 + 8 * k + b for k in range(trips) for b in range(8)}
+            # the check compares the spans (a store interleaved with the loads is refused too)
+            apart = max(store) < min(load) or max(load) < min(store)
+            passes = _passes(code, {"$a0": trips, "$a1": a1, "$a2": a2})
+            assert passes == apart, (trips, a1)
+            assert not passes or not store & load
+            seen.add(apart)
+    assert seen == {True, False}
+    assert not _passes(code, {"$a0": 1 << 40, "$a1": 0, "$a2": 1 << 50})    # m >= 2^32: nothing may wrap
+
+
+def test_the_sign_extension_check_refuses_an_index_that_leaves_32_bits():
+    from test_asm_rotate import WHILE
+
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    from schedcc.swp.asm_rotate import rotate_asm
+    text, body = rotate_asm(parse_source(WHILE.replace("\taddi.d\t$a2, $a2, 1", "\taddi.d\t$a2, $a2, 2"), "w.s"),
+                            "f", ".L1")
+    (x,) = [f for f in find_asm_loops(parse_source(text, "w.s")) if isinstance(f, AsmLoop)]
+    assert x.extends and not x.narrow            # a step of 2: first and last values checked
+    code = range_guard(LOONGARCH, x.loop, [], "ORIG", body, list(x.extends))
+    assert _passes(code, {"$a0": 100, "$a2": 0, "$a3": 0})
+    assert _passes(code, {"$a0": (1 << 31) - 1, "$a2": (1 << 31) - 9, "$a3": 0})
+    assert not _passes(code, {"$a0": (1 << 31) + 2, "$a2": (1 << 31) - 9, "$a3": 0})   # its last value wraps
+    assert not _passes(code, {"$a0": 10, "$a2": -(1 << 31) - 5, "$a3": 0})
