@@ -191,7 +191,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
              and isinstance(i.operands[1], Const) and isinstance(i.operands[1].value, int)}
     opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
     while True:
-        generic = tuple(Instr("opaque", i.dest) if n in opaque else Instr("add", i.dest, i.operands)
+        generic = tuple(Instr("opaque", i.dest) if n in opaque else generic_instr(isa, replace(i, opcode=isa.addi))
                         if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
         body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                     BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
@@ -200,7 +200,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
         if isinstance(view, Refusal) or not sexts:
             break
         read = evaluate(body, view.inductions)
-        lost = {n for n in sexts if n not in opaque and read(n, instrs_t[n].operands[0]) is None}
+        lost = {n for n in sexts if n not in opaque and read(n, generic[n].operands[0]) is None}
         if not lost:
             break
         opaque |= lost
@@ -241,7 +241,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
                 narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg)
                                           and ex.bound.name != isa.zero else ())
                 continue
-            value = read(n, instrs_t[n].operands[0])
+            value = read(n, generic[n].operands[0]) if generic[n].opcode == "add" else None
             check = sign_extension(n, value.plus(Linear(const=sexts[n][1])) if value is not None else None, isa)
             if check is None or view.trip.divisor > MAX_CONST:
                 return sext_refusal(n, "schedcc follows a sign extension only of a value stepping by a constant "
