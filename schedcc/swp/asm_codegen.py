@@ -181,9 +181,12 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         back = Instr("blt", None, (xv, kb, Label(K)) if iv.step > 0 else (kb, xv, Label(K)))
     ops.append(_Op(back, target=K))
     ops += [_Op(i) for i in p.epilogue]
-    ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
-    # A condition flag dead after the loop is not copied back (there is no flag-to-flag move).
-    ops += [_Op(_move(r, "v:" + r)) for r in x.written if isa.register_class(r) != "fcc" or r in exit_live]
+    # A condition flag dead after the loop and at its top (the original loop may go on) is not
+    # copied back (there is no flag-to-flag move).
+    flag_dead = lambda r: isa.register_class(r) == "fcc" and r not in exit_live and r not in header_live  # noqa: E731
+    ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back
+            if not flag_dead(i.dest.name.replace("v:", ""))]
+    ops += [_Op(_move(r, "v:" + r)) for r in x.written if not flag_dead(r)]
     inv = isa.inverse[x.branch.opcode]
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 

@@ -73,10 +73,10 @@ Example (``vif`` of TSVC, clang-16 -O2: ``if (b[i] > 0) a[i] = b[i]``)::
         fld.d   $fa1, $a2, 0
         fcmp.cule.d     $fcc0, $fa1, $fa0
      movcf2gr $t1, $fcc0
-     maskeqz $t2, $t0, $t1
-     masknez $t3, $a1, $t1
-     or $t3, $t3, $t2
-     fst.d $fa1, $t3, 0
+     maskeqz $t0, $t0, $t1
+     masknez $t1, $a1, $t1
+     or $t1, $t1, $t0
+     fst.d $fa1, $t1, 0
         addi.d  $a2, $a2, 8
         addi.d  $a1, $a1, 8
         addi.d  $a0, $a0, -1
@@ -143,7 +143,7 @@ class _Shape:
 
     order: list[Block]
     succ: dict[str, list[tuple[str, str]]]
-    latch: Block
+    latches: list[Block]    # blocks that branch back to the header (several: the compiler copied the end)
     exit: str
     always: set[str]
     first: int       # line of the first block's label
@@ -154,10 +154,14 @@ class _Shape:
 def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
     blocks = list(func.blocks)
     index = {b.label: k for k, b in enumerate(blocks)}
-    if not any(h.label == header for _, h, _ in back_edges(func, lambda b: _falls(b, isa))):
+    headers = {h.label for _, h, _ in back_edges(func, lambda b: _falls(b, isa))}
+    if header not in headers:
         raise NotConverted(f"no loop has its header at '{header}'")
     body = _natural_loop(blocks, index, header, isa)
     inside = {b.label for b in body}
+    inner = sorted(headers & inside - {header}, key=index.get)
+    if inner:
+        raise NotConverted(f"the loop holds the inner loop at '{inner[0]}'")
     if len(body) > MAX_BLOCKS:
         raise NotConverted(f"the body has {len(body)} blocks; if-conversion takes at most {MAX_BLOCKS}")
     succ: dict[str, list[tuple[str, str]]] = {}
@@ -174,23 +178,22 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
         if _falls(b, isa) and index[b.label] + 1 < len(blocks):
             out.append((blocks[index[b.label] + 1].label, "fall"))
         succ[b.label] = out
-    latches = [lab for lab, out in succ.items() if any(t == header for t, _ in out)]
-    if len(latches) != 1:
-        raise NotConverted(f"the loop has {len(latches)} back edges (from {', '.join(latches)}): the compiler "
-                           "copied its end into each branch")
-    latch = func.block(latches[0])
+    latches = [func.block(lab) for lab, out in succ.items() if any(t == header for t, _ in out)]
     exits = []
     for lab, out in succ.items():
         for t, _ in out:
             if t not in inside:
-                if lab != latch.label:
+                if lab not in {b.label for b in latches}:
                     raise NotConverted(f"'{lab}' may leave the loop (to '{t}'): an early exit (a search loop) is "
                                        "not if-converted")
                 exits.append(t)
-    if len(exits) != 1 or len(succ[latch.label]) != 2 or latch.terminator is None \
-            or latch.terminator.opcode not in _INVERSE:
-        raise NotConverted(f"the latch '{latch.label}' does not end in a conditional branch that either goes back "
-                           f"to '{header}' or leaves the loop")
+    for latch in latches:
+        if len(succ[latch.label]) != 2 or latch.terminator is None or latch.terminator.opcode not in _INVERSE \
+                or not set(t for t, _ in succ[latch.label]) - {header}:
+            raise NotConverted(f"the latch '{latch.label}' does not end in a conditional branch that either goes "
+                               f"back to '{header}' or leaves the loop")
+    if len(set(exits)) != 1:
+        raise NotConverted(f"the loop leaves to {len(set(exits))} places ({', '.join(sorted(set(exits)))})")
     # An order that respects the edges, text order among the ready blocks.
     preds: dict[str, set[str]] = {lab: set() for lab in inside}
     for lab, out in succ.items():
@@ -206,18 +209,18 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
         b = min(ready, key=lambda x: index[x.label])
         order.append(b)
         done.add(b.label)
-    if order[0].label != header or order[-1] is not latch:
+    if order[0].label != header or (len(latches) == 1 and order[-1] is not latches[0]):
         raise NotConverted(f"the loop is not entered only at '{header}'")
 
-    def reaches_latch(avoid: str) -> bool:
+    def reaches_end(avoid: str) -> bool:
         seen, todo = {header}, [header]
         while todo:
             for t, _ in succ[todo.pop()]:
                 if t in inside and t != header and t != avoid and t not in seen:
                     seen.add(t)
                     todo.append(t)
-        return latch.label in seen
-    always = {b.label for b in body if b.label in (header, latch.label) or not reaches_latch(b.label)}
+        return any(b.label in seen for b in latches if b.label != avoid)
+    always = {b.label for b in body if b.label == header or not reaches_end(b.label)}
     # The text: one piece, labels not used from outside, nothing but code and comments in it.
     ks = sorted(index[lab] for lab in inside)
     if ks != list(range(ks[0], ks[-1] + 1)):
@@ -244,7 +247,7 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
     after = blocks[ks[-1] + 1].label if ks[-1] + 1 < len(blocks) else ""
     if after != exits[0] and "~" in exits[0]:
         raise NotConverted(f"the exit '{exits[0]}' has no label to jump to")
-    return _Shape(order, succ, latch, exits[0], always, first, last, after)
+    return _Shape(order, succ, latches, exits[0], always, first, last, after)
 
 
 def _natural_loop(blocks: list[Block], index: dict[str, int], header: str, isa: AsmIsa) -> list[Block]:
@@ -484,6 +487,7 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
     used = {r for i in region for r in i.uses() + i.defs()}
     code = _Code(isa, [r for r in isa.order if r not in live[header] and r not in used and r not in isa.reserved])
     spec = _speculable(shape, isa)
+    latches = [b.label for b in shape.latches]
     ends: dict[str, dict[str, str]] = {}
     conds: dict[str, _Pred] = {}
     incoming: dict[str, list[str]] = {b.label: [] for b in shape.order}
@@ -514,7 +518,7 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
         if lab == header:
             mapping: dict[str, str] = {}
         else:
-            mapping = _merge(code, isa, b, lab in shape.always, live[lab], incoming[lab], ends, edge)
+            mapping = _merge(code, isa, lab, lab in shape.always, live[lab], incoming[lab], ends, edge)
         body = b.instrs[:-1] if b.terminator is not None else b.instrs
         if lab in shape.always:
             if mapping:
@@ -526,22 +530,33 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
                 _speculate(code, isa, ins, mapping, (lab, n) in spec, lambda: pred_of(lab))
         ends[lab] = mapping
         term = b.terminator
-        if b is not shape.latch and term is not None and term.opcode in _INVERSE:
-            conds[lab] = _condition(code, isa, term, mapping)
-    back = shape.latch.terminator
-    target = next(o.name for o in back.operands if isinstance(o, Label))
-    if target == header:
-        branch = lines[back.loc.line - 1]
-    else:
-        regs = [o.name for o in back.operands if isinstance(o, Reg)]
-        branch = f"\t{_INVERSE[back.opcode]}\t{', '.join(regs + [header])}"
-    new = [lines[func.block(header).loc.line - 1]] + code.finish() + [branch]
+        if term is not None and term.opcode in _INVERSE and (lab not in latches or len(latches) > 1):
+            c = _condition(code, isa, term, mapping)   # a latch's: the condition to go on
+            back = next(o.name for o in term.operands if isinstance(o, Label)) == header
+            conds[lab] = c if lab not in latches or back else c.negated()
+    if len(latches) == 1:
+        back = shape.latches[0].terminator
+        if next(o.name for o in back.operands if isinstance(o, Label)) == header:
+            branch = [lines[back.loc.line - 1]]
+        else:
+            regs = [o.name for o in back.operands if isinstance(o, Reg)]
+            branch = [f"\t{_INVERSE[back.opcode]}\t{', '.join(regs + [header])}"]
+    else:   # the copies of the end join: registers in place, then their common test
+        if len({conds[lab] for lab in latches}) != 1:
+            raise NotConverted(f"the {len(latches)} copies of the loop's end ({', '.join(latches)}) do not test the "
+                               "same value")
+        c = conds[latches[0]]
+        _merge(code, isa, "", True, live[header] | live[shape.exit], latches, ends, lambda s, _: pred_of(s))
+        op = {"nz": "bnez", "z": "beqz", "fcc": "bcnez", "nfcc": "bceqz"}[c.kind]
+        code.emit(op, None, code._check(c), Label(header))
+        branch = []
+    new = [lines[func.block(header).loc.line - 1]] + code.finish() + branch
     if shape.after != shape.exit:
         new.append(f"\t{isa.jumps[0]}\t{shape.exit}")
     return "\n".join(lines[:shape.first - 1] + new + lines[shape.last:])
 
 
-def _merge(code: _Code, isa: AsmIsa, block: Block, always: bool, live: frozenset[str], incoming: list[str],
+def _merge(code: _Code, isa: AsmIsa, label: str, always: bool, live: frozenset[str], incoming: list[str],
            ends: dict[str, dict[str, str]], edge) -> dict[str, str]:
     """The registers where *block* starts: a select for every live register whose value
     differs on the incoming edges (into the register itself where every iteration passes)."""
@@ -564,7 +579,7 @@ def _merge(code: _Code, isa: AsmIsa, block: Block, always: bool, live: frozenset
             continue
         default = r if r in groups else max(groups, key=lambda v: len(groups[v]))
         cls = isa.register_class(r)
-        chain = [(v, code.chooser(cls, code.any([edge(s, block.label) for s in groups[v]]), r))
+        chain = [(v, code.chooser(cls, code.any([edge(s, label) for s in groups[v]]), r))
                  for v in groups if v != default]
         plans.append((r, cls, default, chain))
     if always:
@@ -605,10 +620,11 @@ def _condition(code: _Code, isa: AsmIsa, term: Instr, mapping: dict[str, str]) -
         if z in (a, b):
             x = b if a == z else a
         else:
-            x = code.emit("xor", code.fresh("gpr"), a, b)
+            x = code._once(("xor", code.stamped(sorted((a, b)))), lambda: code.emit("xor", code.fresh("gpr"), a, b))
         return code.pred("z" if op == "beq" else "nz", x)
     if op in ("blt", "bge", "bltu", "bgeu"):
-        t = code.emit("sltu" if op.endswith("u") else "slt", code.fresh("gpr"), a, b)
+        slt = "sltu" if op.endswith("u") else "slt"
+        t = code._once((slt, code.stamped((a, b))), lambda: code.emit(slt, code.fresh("gpr"), a, b))
         return code.pred("nz" if op in ("blt", "bltu") else "z", t, True)
     raise NotConverted(f"'{term.opcode}' (line {_line(term)}) is a branch if-conversion does not read")
 
@@ -638,8 +654,16 @@ def _speculate(code: _Code, isa: AsmIsa, ins: Instr, mapping: dict[str, str], pl
         ops = (Mem(None, Affine.of({g: 1})),) + ops[1:]
     dest = None
     if ins.dest is not None:
+        if not memory:      # the same arithmetic on the same values already ran (on another path): reuse it
+            key = ("same", op, code.stamped(r for o in ops if isinstance(o, Reg) for r in [o.name]),
+                   tuple(str(o) for o in ops if not isinstance(o, Reg)))
+            if key in code.memo:
+                mapping[ins.dest.name] = code.memo[key]
+                return
         dest = code.fresh(isa.register_class(ins.dest.name))
         mapping[ins.dest.name] = dest
+        if not memory:
+            code.memo[key] = dest
     code.emit(op, dest, *ops)
 
 
