@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
-from schedcc.swp.asm_ifconv import guarded_meaning
+from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
