@@ -75,8 +75,8 @@ Example (``vif`` of TSVC, clang-16 -O2: ``if (b[i] > 0) a[i] = b[i]``)::
      movcf2gr $t1, $fcc0
      maskeqz $t0, $t0, $t1
      masknez $t1, $a1, $t1
-     or $t1, $t1, $t0
-     fst.d $fa1, $t1, 0
+     or $t0, $t1, $t0
+     fst.d $fa1, $t0, 0
         addi.d  $a2, $a2, 8
         addi.d  $a1, $a1, 8
         addi.d  $a0, $a0, -1

@@ -118,7 +118,7 @@ class Code:
             if not isinstance(item, Instr):
                 out.append(item)
                 continue
-            for r in set(item.uses()):
+            for r in dict.fromkeys(item.uses()):
                 if last.get(r) == k and r in colour:
                     pool.insert(0, colour[r])
             for r in item.defs():
