@@ -204,8 +204,11 @@ def test_the_same_end_copied_into_both_branches_tests_once():
     new = if_convert_asm(parse_source(text, "s.s"), "f", ".L3")
     body = new[new.index(".L3:"):new.index(".L5:")].splitlines()
     assert body.count("\taddi.d\t$t2, $a6, 1") + body.count("\taddi.d\t$t3, $a6, 1") == 1, body
-    assert body[-1].startswith("\tbnez\t") and body[-1].endswith(", .L3")
-    assert any(line.startswith("\tmove\t$a6, ") for line in body)
+    step = next(line for line in body if line.endswith(", $a6, 1")).split("\t")[2].split(",")[0]
+    assert body[-1] == f"\tbne\t{step}, $a0, .L3"       # the copies' test, once, on the common value
+    assert f"\tmove\t$a6, {step}" in body
+    res = pipeline_asm(parse_source(text, "s.s"), "la464")
+    assert res.loops[0].pipelined, res.loops[0].reason
 
 
 def test_riscv_is_refused_with_the_reason():

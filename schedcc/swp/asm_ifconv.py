@@ -278,6 +278,7 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
     latches = [b.label for b in shape.latches]
     ends: dict[str, dict[str, str]] = {}
     conds: dict[str, Pred] = {}
+    finals: dict[str, tuple] = {}
     incoming: dict[str, list[str]] = {b.label: [] for b in shape.order}
     for b in shape.order:
         for t, _ in shape.succ[b.label]:
@@ -318,10 +319,12 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
                 _speculate(code, isa, ins, mapping, (lab, n) in spec, lambda: pred_of(lab))
         ends[lab] = mapping
         term = b.terminator
-        if term is not None and term.opcode in _INVERSE and (lab not in latches or len(latches) > 1):
-            c = condition(code, isa, term, mapping)   # a latch's: the condition to go on
+        if term is not None and term.opcode in _INVERSE and lab not in latches:
+            conds[lab] = condition(code, isa, term, mapping)
+        elif lab in latches and len(latches) > 1:   # the test to write at the end: the latch's own, going back
             back = next(o.name for o in term.operands if isinstance(o, Label)) == header
-            conds[lab] = c if lab not in latches or back else c.negated()
+            regs = tuple(mapping.get(o.name, o.name) for o in term.operands if isinstance(o, Reg))
+            finals[lab] = (term.opcode if back else _INVERSE[term.opcode], regs, code.stamped(regs))
     if len(latches) == 1:
         back = shape.latches[0].terminator
         if next(o.name for o in back.operands if isinstance(o, Label)) == header:
@@ -330,13 +333,14 @@ def if_convert_asm(source: Source, function: str, header: str) -> str:
             regs = [o.name for o in back.operands if isinstance(o, Reg)]
             branch = [f"\t{_INVERSE[back.opcode]}\t{', '.join(regs + [header])}"]
     else:   # the copies of the end join: registers in place, then their common test
-        if len({conds[lab] for lab in latches}) != 1:
+        if len({finals[lab] for lab in latches}) != 1:
             raise NotConverted(f"the {len(latches)} copies of the loop's end ({', '.join(latches)}) do not test the "
                                "same value")
-        c = conds[latches[0]]
         merge(code, isa, "", True, live[header] | live[shape.exit], latches, ends, lambda s, _: pred_of(s))
-        op = {"nz": "bnez", "z": "beqz", "fcc": "bcnez", "nfcc": "bceqz"}[c.kind]
-        code.emit(op, None, code._check(c), Label(header))
+        op, regs, stamps = finals[latches[0]]
+        if code.stamped(regs) != stamps:
+            raise NotConverted("internal: the loop test's registers were overwritten before the end")
+        code.emit(op, None, *regs, Label(header))
         branch = []
     new = [lines[func.block(header).loc.line - 1]] + code.finish() + branch
     if shape.after != shape.exit:
