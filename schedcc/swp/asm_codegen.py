@@ -50,6 +50,7 @@ from schedcc.sched.modulo import ModuloSchedule
 from schedcc.swp.asm_isa import AsmIsa
 from schedcc.swp.asm_liveness import free_registers
 from schedcc.swp.asm_loops import AsmLoop
+from schedcc.swp.asm_predicate import is_scratch
 from schedcc.swp.codegen import pipelined_passes
 from schedcc.swp.llvm_codegen import NotGenerated
 
@@ -199,7 +200,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         # pipelined code (not when the loop addresses the stack itself).
         mentioned = _mentioned(x)
         saveable = [r for r in isa.callee_saved_order if r not in mentioned and r not in free and r not in x.written]
-        if isa.sp in mentioned or not saveable:
+        # (the if-converter's scratch bytes below $sp stay below it when $sp moves down)
+        if any(isa.sp in i.uses() and not is_scratch(i, isa) for i in x.original.instrs) or not saveable:
             raise
         ops[len(ops) - 1:len(ops) - 1] = [_Op(isa.spill("ld", r, 0)) for r in saveable]
         ops[entry:entry] = [_Op(isa.spill("st", r, 0)) for r in saveable]

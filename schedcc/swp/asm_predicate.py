@@ -320,6 +320,12 @@ def condition(code: Code, isa: AsmIsa, term: Instr, mapping: dict[str, str]) -> 
     raise NotConverted(f"'{term.opcode}' (line {_line(term)}) is a branch if-conversion does not read")
 
 
+def is_scratch(ins: Instr, isa: AsmIsa = LOONGARCH) -> bool:
+    """``addi.d S, $sp, -64``: the address of the scratch bytes, the only use of ``$sp``
+    an if-converted body adds."""
+    return ins.opcode == "addi.d" and ins.operands == (Reg(isa.sp), Const(-SCRATCH))
+
+
 def guarded_meaning(instrs: tuple[Instr, ...], isa: AsmIsa = LOONGARCH) -> dict[int, Instr]:
     """The guarded addresses of an if-converted body (module docstring), for the loop
     analysis: ``maskeqz T, A, c`` (or ``masknez``) is read as ``T = mov A`` and ``or G,
@@ -352,7 +358,7 @@ def guarded_meaning(instrs: tuple[Instr, ...], isa: AsmIsa = LOONGARCH) -> dict[
                 or last_def(c, n - 1) != last_def(c, k) or not isinstance(d.operands[0], Reg):
             continue
         j = last_def(d.operands[0].name, k)
-        if j is None or instrs[j].opcode != "addi.d" or instrs[j].operands != (Reg(isa.sp), Const(-SCRATCH)):
+        if j is None or not is_scratch(instrs[j], isa):
             continue
         out[n - 1] = Instr("mov", t.dest, (Reg(a),))
         out[n] = Instr("mov", ins.dest, (t.dest,))
