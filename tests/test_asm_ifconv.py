@@ -87,7 +87,7 @@ def test_bodies_of_several_blocks_are_if_converted_pipelined_and_compute_the_sam
     (found,) = [b for b in src.program.function("k").blocks if b.label.startswith(".LBB")][:1] or [None]
     res = pipeline_asm(src, "la464")
     (loop,) = [r for r in res.loops if r.name.startswith("k/")]
-    assert loop.pipelined and not loop.rotated, loop.reason
+    assert loop.pipelined and loop.if_converted and not loop.rotated, loop.reason
     assert loop.schedule.ii < loop.cycles_before
     kernel = "\n".join(line for _, lines in loop.code for line in lines)
     assert ("fsel" if name != "diamond" else "maskeqz") in kernel

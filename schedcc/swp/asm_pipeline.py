@@ -106,6 +106,7 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
         res.rotated = done.startswith("the loop tests at its top")
+        res.if_converted = done.startswith("if-converted")
         current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 
