@@ -5,7 +5,7 @@ Goals: every row (published configuration pinned) predicted within 15%, median
 least 10 rows from sources not used for calibration (NVIDIA's DGX Cloud
 Benchmarking NeMo tables, the Nemotron-4 340B report: ``NEW_SOURCES``).
 
-    nice .venv/bin/python bench/bench_validation.py --workers 2          # 27 s CPU, 131 s wall (2026-11-28)
+    nice .venv/bin/python bench/bench_validation.py --workers 1          # 43 rows: 29 s CPU, 62 s wall (2026-11-28)
     nice .venv/bin/python bench/bench_validation.py --only dgxc-nemotron4-340b-128
 """
 
