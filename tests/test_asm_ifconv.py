@@ -215,3 +215,11 @@ def test_riscv_is_refused_with_the_reason():
     text = "f:\n.L1:\n\tbeqz\ta1, .L2\n\taddi\ta2, a2, 1\n.L2:\n\taddi\ta0, a0, -1\n\tbnez\ta0, .L1\n\tret\n"
     with pytest.raises(NotConverted, match="RV64GC has no conditional-zero instruction"):
         if_convert_asm(parse_riscv(text, "r.s"), "f", ".L1")
+
+
+def test_a_loop_tested_at_its_top_with_an_if_in_its_body_says_so():
+    text = ("f:\n.L1:\n\tbeqz\t$a0, .L9\n\tbnez\t$a2, .L3\n\taddi.d\t$a3, $a3, 1\n.L3:\n\taddi.d\t$a0, $a0, -1\n"
+            "\tb\t.L1\n.L9:\n\tret\n")
+    with pytest.raises(NotConverted, match="the loop leaves from its header '.L1' .to '.L9'.: a loop tested at its "
+                                           "top whose body has several blocks is not if-converted"):
+        if_convert_asm(parse_source(text, "t.s"), "f", ".L1")

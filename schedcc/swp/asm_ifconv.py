@@ -163,6 +163,9 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
     for lab, out in succ.items():
         for t, _ in out:
             if t not in inside:
+                if lab == header and not any(u not in inside for b in latches for u, _ in succ[b.label]):
+                    raise NotConverted(f"the loop leaves from its header '{lab}' (to '{t}'): a loop tested at its "
+                                       "top whose body has several blocks is not if-converted")
                 if lab not in {b.label for b in latches}:
                     raise NotConverted(f"'{lab}' may leave the loop (to '{t}'): an early exit (a search loop) is "
                                        "not if-converted")
