@@ -95,9 +95,7 @@ class _Layer:
         self.kv = max(model.kv / tp, 1)
         self.gsize = dict(ranks=tp, stride=1)
         self.dp_group = dict(ranks=cand.dp * cand.cp, stride=tp)
-        # the context-parallel ring: cp ranks tp apart (Megatron-LM's order: tensor, then context);
-        # all send at once, so a ring that spans nodes runs each step at a NIC's speed
-        self.cp_stride = tp if cluster.placement(cand.cp, tp)[1] == 1 else cluster.devices_per_node
+        self.cp_stride = tp if cluster.placement(cand.cp, tp)[1] == 1 else cluster.devices_per_node  # CP ring over nodes: NIC
 
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
