@@ -59,6 +59,7 @@ from dataclasses import dataclass, replace
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, evaluate, memory_distances
+from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.asm_ranges import MAX_CONST, RangeCheck, SignExtension, range_check, sign_extension
 from schedcc.swp.cfg import back_edges, multi_block_reason
@@ -190,9 +191,11 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
              if i.opcode == isa.sext and len(i.operands) == 2 and isinstance(i.operands[0], Reg)
              and isinstance(i.operands[1], Const) and isinstance(i.operands[1].value, int)}
     opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
+    guarded = guarded_meaning(instrs_t, isa)   # if-converted
     while True:
         generic = tuple(Instr("opaque", i.dest) if n in opaque else generic_instr(isa, replace(i, opcode=isa.addi))
                         if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
+        generic = tuple(guarded.get(n, g) for n, g in enumerate(generic))
         body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                     BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
                     live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
