@@ -83,9 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fw.add_argument("--framework", default="any", metavar="NAME",
                     help="search only what this software can run, priced as it runs it: " + ", ".join(names())
                     + " (default any: every technique)")
-    fw.add_argument("--attention", choices=("flash", "unfused", "triton"), default=None,
-                    help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, or "
-                         "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton) (default: the "
+    fw.add_argument("--attention", choices=("flash", "unfused", "triton", "eager"), default=None,
+                    help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, "
+                         "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton), or eager: unfused "
+                         "with the softmax as torch operators in fp32 (--no-masked-softmax-fusion) (default: the "
                          "framework's first)")
     overlap = fw.add_mutually_exclusive_group()
     overlap.add_argument("--grad-overlap", action="store_true",

@@ -39,7 +39,8 @@ saying how they are held:
                         ``2sb(h + 2gd)/tp`` (Q, K, V) + ``2sbh/tp``
                         (projection input) + ``sbh/T`` (dropout mask) +
                         unfused scores: ``5 a s_q s b/tp`` with dropout
-                        (``2`` without); FlashAttention keeps ``4 a s b/tp``
+                        (``2`` without; ``eager``, the torch softmax in
+                        fp32, ``4`` more); FlashAttention keeps ``4 a s b/tp``
                         (its log-sum-exp) instead
   MLP                   ``2sbh/T`` (norm input) + ``2sbh/T`` (first matrix
                         input) + ``2sbf/tp`` (x2 gated) (activation input) +
@@ -124,9 +125,9 @@ def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind:
     attn = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * (h + 2 * model.kv * d) / tp + 2 * sb * h / tp
     attn += drop * sb * h / T
     s_kv = model.seq  # every query of this rank's chunk against the whole sequence
-    if attention == "unfused":
+    if attention in ("unfused", "eager"):   # eager: softmax's fp32 output (4) besides the bf16 probabilities
         if kind != "selective":
-            attn += (5 if drop else 2) * model.heads * sb * s_kv / tp
+            attn += ((5 if drop else 2) + (4 if attention == "eager" else 0)) * model.heads * sb * s_kv / tp
     else:
         attn += 4 * model.heads * sb / tp
     mlp = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * f / tp * (2 if model.gated else 1) + 2 * sb * f / tp
