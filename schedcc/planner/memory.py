@@ -57,7 +57,9 @@ saying how they are held:
   forward allocates, its backward frees), in layers;
 * **logits** on the last stage: ``4 s b V / tp`` bytes, twice (fp32 logits
   and their gradient, one microbatch at a time);
-* **fragmentation**: :data:`FRAGMENTATION` of the activations and logits.
+* **fragmentation**: :data:`FRAGMENTATION` of the activations and logits (0 with the
+  allocator's expandable segments, ``PYTORCH_CUDA_ALLOC_CONF`` or
+  ``PYTORCH_NPU_ALLOC_CONF=expandable_segments:True``: :func:`fragmentation_share`).
   Weights, gradients and optimizer states are allocated once (Megatron-LM's
   contiguous buffers) and do not fragment; activations are allocated and
   freed in varied sizes every microbatch, and PyTorch's caching allocator,
@@ -107,6 +109,15 @@ LOGIT_BYTES = 4        # fp32 logits for the loss
 # logits): 15% of reserved memory unusable on average in GMLake's measurements (Guo et al.,
 # ASPLOS 2024, eight LLMs on A100 80GB), i.e. 0.15 / 0.85 of what is allocated.
 FRAGMENTATION = 0.15 / 0.85
+
+
+def fragmentation_share(expandable_segments: bool) -> float:
+    """The fragmentation term's share of the activations and logits: :data:`FRAGMENTATION` for
+    PyTorch's caching allocator as GMLake measured it (a segment per large request, whose freed
+    blocks later requests of other sizes fit only in part); 0 [assumption] with expandable
+    segments, where the allocator maps pages into one growing segment per stream and unmaps
+    them when freed, so blocks of differing sizes leave no gaps between segments."""
+    return 0.0 if expandable_segments else FRAGMENTATION
 
 
 def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind: str | None = None) -> float:
@@ -220,11 +231,13 @@ def state_terms(model, cand, params: float, sh, bucket_bytes: float = 0.0) -> di
 
 
 def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
-              inflight_layers: list[float], sh=None, bucket_elements: int = 0) -> Memory:
+              inflight_layers: list[float], sh=None, bucket_elements: int = 0,
+              fragmentation: float = FRAGMENTATION) -> Memory:
     """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
     activations rank r holds at once (its schedule's peak); *sh*: how the framework holds
     the states (:func:`schedcc.planner.frameworks.sharding`; default: the ``any``
-    framework's); *bucket_elements*: its gradient bucket (ZeRO-2). O(pp)."""
+    framework's); *bucket_elements*: its gradient bucket (ZeRO-2); *fragmentation*: the
+    allocator's (:func:`fragmentation_share`). O(pp)."""
     sh = sh or _default_sharding(cand)
     tokens = cand.microbatch * model.seq / cand.cp
     per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
@@ -246,7 +259,7 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
         terms["activations"] = layer_bytes * inflight_layers[r] + working
         if r == cand.pp - 1:
             terms["logits"] = 2 * LOGIT_BYTES * tokens * model.vocab / cand.tp
-        terms["fragmentation"] = FRAGMENTATION * (terms["activations"] + terms.get("logits", 0.0))
+        terms["fragmentation"] = fragmentation * (terms["activations"] + terms.get("logits", 0.0))
         terms["workspace"] = reserved
         total = sum(terms.values())
         per_rank[r] = total
@@ -258,7 +271,8 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
 
 def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reserved: float,
                              layers_per_rank: list[int], inflight_layers: list[float], chunk_layers: int,
-                             sh=None, bucket_elements: int = 0) -> tuple[int, Memory]:
+                             sh=None, bucket_elements: int = 0,
+                             fragmentation: float = FRAGMENTATION) -> tuple[int, Memory]:
     """For ``recompute="partial"``: the fewest layers per model chunk (1 to *chunk_layers* - 1)
     whose recomputation makes *cand* fit, and that memory; the most when none fits. O(pp x
     chunk_layers).
@@ -283,7 +297,7 @@ def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reser
     mem = None
     for n in range(1, max(chunk_layers, 2)):
         mem = memory_of(model, replace(cand, recompute_layers=n), attention, capacity, reserved, layers_per_rank,
-                        inflight_layers, sh, bucket_elements)
+                        inflight_layers, sh, bucket_elements, fragmentation)
         if mem.fits:
             return n, mem
     return max(chunk_layers - 1, 1), mem

@@ -155,6 +155,7 @@ class Settings:
     fp32_params: bool | None = None   # parameters kept in fp32 (PyTorch FSDP): they are the master copy
     optimizer_bytes: int | None = None  # optimizer state per parameter before sharding (12: fp32 Adam + master)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
+    expandable_segments: bool = False  # the allocator's expandable segments: no fragmentation (memory.FRAGMENTATION)
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
 
