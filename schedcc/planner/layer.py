@@ -60,7 +60,7 @@ from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
 from schedcc.training.intervals import Coverage, overlap_length, union_length
-from schedcc.training.kernels import LOSS_BYTES, SOFTMAX_BYTES, attention_time, gemm_time, stream_time
+from schedcc.training.kernels import SOFTMAX_BYTES, attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
 
@@ -277,11 +277,11 @@ class _Layer:
             if sp:
                 x = op("head_ag", "tp", self.coll("allgather", self.act), x)
             x = op("logits", "compute", self.gemm(tok, v, h), x)
-            x = op("loss", "compute", self.stream(tok * v, LOSS_BYTES[0]), x)
+            x = op("loss", "compute", self.stream(tok * v, 12), x)
             if tp > 1:
                 op("loss_ar", "tp", self.coll("allreduce", tok * 12), x)
             return ops
-        g = op("d_loss", "compute", self.stream(tok * v, LOSS_BYTES[1]))
+        g = op("d_loss", "compute", self.stream(tok * v, 8))
         op("w_head", "compute", self.gemm(h, v, tok), g)
         g = op("d_logits", "compute", self.gemm(tok, h, v), g)
         if tp > 1:

@@ -66,12 +66,6 @@ ATTENTION_KERNEL_SLOWDOWN = {"flash": 1.0, "triton": 1.8}
 #   (without query-key layer scaling the multiply is absent: 28 and 32, not distinguished).
 SOFTMAX_BYTES = {"unfused": (4, 6), "eager": (36, 40)}
 
-# The loss over the output layer's logits: bytes moved per logit, (forward, backward), as Megatron-LM's
-# vocab_parallel_cross_entropy runs on logits.float() (megatron/core/tensor_parallel/cross_entropy.py,
-# before its fused kernel): forward .float() 2 + 4, max 4, subtract the max 4 + 4, exp 4 + 4, sum 4,
-# divide by the sum 4 + 4 = 38; backward the gradient scaled in place 4 + 4, cast back 4 + 2 = 14.
-LOSS_BYTES = (38, 14)
-
 
 def _gemm_eff(c: Cluster) -> float:
     return c.gemm_efficiency or c.efficiency
