@@ -49,7 +49,7 @@ def main() -> int:
     for g in goals(results):
         print(g)
     print(f"({time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU in the parent, "
-          f"{args.workers} worker(s))")
+          f"{args.workers} worker{'' if args.workers == 1 else 's'})")
     return 0
 
 
