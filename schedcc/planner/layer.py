@@ -95,6 +95,7 @@ class _Layer:
         self.kv = max(model.kv / tp, 1)
         self.gsize = dict(ranks=tp, stride=1)
         self.dp_group = dict(ranks=cand.dp * cand.cp, stride=tp)
+        self.cp_stride = tp if cluster.placement(cand.cp, tp)[1] == 1 else cluster.devices_per_node  # CP ring over nodes: NIC
 
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
@@ -165,7 +166,7 @@ class _Layer:
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
             if j < c.cp - 1:
-                xfer = op(f"kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, 1), *([xfer] if xfer else [qkv]))
+                xfer = op(f"kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, self.cp_stride), *([xfer] if xfer else [qkv]))
             prev = op(f"attn{j}", "compute", block, *deps)
         return prev
 
@@ -250,7 +251,7 @@ class _Layer:
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
             if j < c.cp - 1:
-                xfer = op(f"d_kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, 1), *([xfer] if xfer else [g]))
+                xfer = op(f"d_kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, self.cp_stride), *([xfer] if xfer else [g]))
             prev = op(f"d_attn{j}", "compute", block, *deps)
         return prev
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
 from schedcc.swp.analysis import Refusal, analyse, memory_distances
+from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.cfg import back_edges, multi_block_reason
 from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
@@ -177,6 +178,7 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
              and isinstance(i.operands[0], Reg) and i.operands[1] == Const(0)}
     generic = tuple(Instr("mov", i.dest, (i.operands[0],)) if n in sexts else generic_instr(isa, i)
                     for n, i in enumerate(instrs_t))
+    generic = tuple(guarded_meaning(instrs_t, isa).get(n, g) for n, g in enumerate(generic))   # if-converted
     body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                 BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
                 live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
