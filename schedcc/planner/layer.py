@@ -229,16 +229,15 @@ class _Layer:
         sq = m.seq / c.cp
         if self.st.attention in SOFTMAX_BYTES:   # unfused: QK^T, softmax, dropout, PV apart
             nscore = b * self.heads * sq * m.seq
-            fwd_bytes, bwd_bytes = SOFTMAX_BYTES[self.st.attention]
             if c.recompute == "selective":
                 r = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
-                g = op("r.softmax", "compute", self.stream(nscore, fwd_bytes), r)
+                g = op("r.softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][0]), r)
             n = b * self.heads
             dv = op("d_pv_v", "compute", self.gemm(m.seq, d, sq, n), g)
             dp_ = op("d_pv_p", "compute", self.gemm(sq, m.seq, d, n), g)
             if m.dropout:
                 dp_ = op("d_attn_drop", "compute", self.stream(nscore, 5), dp_)
-            ds = op("d_softmax", "compute", self.stream(nscore, bwd_bytes), dp_)
+            ds = op("d_softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][1]), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
         if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
