@@ -60,7 +60,7 @@ from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
 from schedcc.training.intervals import Coverage, overlap_length, union_length
-from schedcc.training.kernels import attention_time, gemm_time, stream_time
+from schedcc.training.kernels import SOFTMAX_BYTES, attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
 
@@ -150,10 +150,10 @@ class _Layer:
         m, c = self.m, self.c
         d, b = m.head_dim, c.microbatch
         sq = m.seq / c.cp
-        if self.st.attention == "unfused":
+        if self.st.attention in SOFTMAX_BYTES:   # unfused: QK^T, softmax, dropout, PV apart
             nscore = b * self.heads * sq * m.seq
             s = op("scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), qkv)
-            s = op("softmax", "compute", self.stream(nscore, 4), s)
+            s = op("softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][0]), s)
             if m.dropout:
                 s = op("attn_drop", "compute", self.stream(nscore, 5), s)
             return op("pv", "compute", self.gemm(sq, d, m.seq, b * self.heads), s)
@@ -227,17 +227,17 @@ class _Layer:
         m, c = self.m, self.c
         d, b = m.head_dim, c.microbatch
         sq = m.seq / c.cp
-        if self.st.attention == "unfused":
+        if self.st.attention in SOFTMAX_BYTES:   # unfused: QK^T, softmax, dropout, PV apart
             nscore = b * self.heads * sq * m.seq
             if c.recompute == "selective":
                 r = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
-                g = op("r.softmax", "compute", self.stream(nscore, 4), r)
+                g = op("r.softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][0]), r)
             n = b * self.heads
             dv = op("d_pv_v", "compute", self.gemm(m.seq, d, sq, n), g)
             dp_ = op("d_pv_p", "compute", self.gemm(sq, m.seq, d, n), g)
             if m.dropout:
                 dp_ = op("d_attn_drop", "compute", self.stream(nscore, 5), dp_)
-            ds = op("d_softmax", "compute", self.stream(nscore, 6), dp_)
+            ds = op("d_softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][1]), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
         if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
