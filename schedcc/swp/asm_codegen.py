@@ -51,6 +51,7 @@ from schedcc.swp.asm_isa import AsmIsa
 from schedcc.swp.asm_liveness import free_registers
 from schedcc.swp.asm_loops import AsmLoop
 from schedcc.swp.asm_predicate import is_scratch
+from schedcc.swp.asm_ranges import range_guard
 from schedcc.swp.codegen import pipelined_passes
 from schedcc.swp.llvm_codegen import NotGenerated
 
@@ -156,6 +157,9 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         ops.append(_Op(_addi(isa, t, t, -(lo + 1), "a run-time check's offset")))
         ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
         ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    for item in range_guard(isa, loop, list(x.ranges), ORIG, L, list(x.extends)):
+        ops.append(_Op(label=item) if isinstance(item, str) else
+                   _Op(item, target=next((o.name for o in item.operands if isinstance(o, Label)), None)))
     # into the virtual registers
     entry = len(ops)
     for r in x.written:
