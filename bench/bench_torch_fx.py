@@ -18,11 +18,12 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run] [--json out.json]
-        [--save DIR | --saved DIR]
+        [--save DIR | --saved DIR] [--bounds-only]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
-percent more nodes.)
+percent more nodes. --bounds-only prints each graph's bound under both
+estimates and nothing else: a second or so per graph.)
 """
 
 from __future__ import annotations
@@ -173,6 +174,24 @@ def big_graph() -> dict:
             "before_us": r.before.step_time_us, "after_us": r.after.step_time_us}
 
 
+def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
+    """Lines of *family*-*size*'s lower bound under both estimates, nothing run."""
+    groups = None
+    if saved:
+        import torch
+        gm, groups = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module, {"0": tm.WORLD}
+    else:
+        gm, _ = tm.capture_family(family, size, functional=True)
+    step = build_step(gm, load_target(TARGET), groups)
+    out = []
+    for est in ("schedcc", "inductor"):
+        t = time.process_time()
+        b = step_bound(step, durations(step, est))
+        out.append(f"{family} {size} ({len(step)} nodes), {est} estimates: exposed >= {b.exposed_us:.1f} us, "
+                   f"step >= {b.step_us:.1f} us ({b.argument}; {time.process_time() - t:.2f} s CPU)")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="small,large")
@@ -182,7 +201,13 @@ def main() -> int:
     ap.add_argument("--json", help="write the results as JSON")
     ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
     ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
+    ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
     args = ap.parse_args()
+    if args.bounds_only:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print("\n".join(bounds_only(family, size, args.saved)), flush=True)
+        return 0
     results = []
     for size in args.sizes.split(","):
         for family in args.families.split(","):
