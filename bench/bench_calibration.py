@@ -7,7 +7,9 @@ hang on the pair: the median over pairs of the held-out median error, worst erro
 where the file measured a configuration twice, the tau a perfect model would reach under that
 run-to-run noise (the ceiling of the ranking goal).
 
-    nice .venv/bin/python bench/bench_calibration.py [--pairs 10]
+    nice .venv/bin/python bench/bench_calibration.py [--pairs 10] [--only NAME]
+
+``--only NAME``: only the calibration files whose name contains NAME (e.g. ``--only ascend``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from schedcc.planner.calib_runs import read_runs
 from schedcc.planner.calibrate import calibrate
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ["examples/calibration/jeanzay-a100-bloom.toml", "examples/calibration/a100-40gb-mosaic.toml"]
+FILES = ["examples/calibration/jeanzay-a100-bloom.toml", "examples/calibration/a100-40gb-mosaic.toml",
+         "examples/calibration/ascend910b-modellink.toml"]
 
 
 def line(name: str, fit) -> str:
@@ -62,9 +65,15 @@ def noise_ceiling(inp, draws: int = 4000) -> str:
 
 def main() -> int:
     pairs = int(sys.argv[sys.argv.index("--pairs") + 1]) if "--pairs" in sys.argv else 10
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    files = [f for f in FILES if only in Path(f).name]
+    if not files:
+        print(f"--only {only}: no calibration file matches (files: {', '.join(Path(f).name for f in FILES)})",
+              file=sys.stderr)
+        return 2
     print("| cluster | fitted on | constants | held out | median | worst | tau | base file: median / tau |")
     print("|---|---|---|---:|---:|---:|---:|---|")
-    for f in FILES:
+    for f in files:
         t0 = time.process_time()
         inp = read_runs(str(ROOT / f))
         print(line(inp.name, calibrate(inp)))

@@ -5,7 +5,7 @@ Goals: every row (published configuration pinned) predicted within 15%, median
 least 10 rows from sources not used for calibration (NVIDIA's DGX Cloud
 Benchmarking NeMo tables, the Nemotron-4 340B report: ``NEW_SOURCES``).
 
-    nice .venv/bin/python bench/bench_validation.py --workers 2          # 27 s CPU, 131 s wall (2026-11-28)
+    nice .venv/bin/python bench/bench_validation.py --workers 1          # 43 rows: 29 s CPU, 62 s wall (2026-11-28)
     nice .venv/bin/python bench/bench_validation.py --only dgxc-nemotron4-340b-128
 """
 
@@ -49,7 +49,7 @@ def main() -> int:
     for g in goals(results):
         print(g)
     print(f"({time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU in the parent, "
-          f"{args.workers} worker(s))")
+          f"{args.workers} worker{'' if args.workers == 1 else 's'})")
     return 0
 
 

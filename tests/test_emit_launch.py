@@ -190,7 +190,7 @@ def test_overlap_chunks_and_recomputation_are_spelled_out(plans):
     assert "forward: each AllGather+GEMM and GEMM+ReduceScatter in 4 chunks" in text
     assert "num_splits: 4" in text and "--tp-comm-overlap-cfg tp_comm_overlap.yaml" in text
     text = emit(plans["pp"], "megatron").text
-    assert "partial: the first 1 layer(s) of every model chunk" in text
+    assert "partial: the first 1 layer of every model chunk" in text
     assert "--recompute-method block" in text and "--recompute-num-layers 1" in text
 
 

@@ -135,12 +135,49 @@ def _ray_or_skip():
                     "where the platform has a wheel)")
 
 
+# A local Ray's raylet waits a fixed 15 s (not configurable in Ray 2.60: neither
+# RAY_agent_register_timeout_ms nor fixed agent ports change it) for its dashboard agent, a
+# Python process, to write its port file; on a loaded machine (load 12 on 2 cores) the agent
+# takes longer, the raylet exits and ray.init fails with "timed out during startup"
+# (ray-project/ray#65983). Only that failure of Ray's own start is retried; when every attempt
+# meets it the test skips and says so. Any other error, and any difference, fails.
+RAY_START_ATTEMPTS = 3
+
+
+def _plan_on_ray(**kwargs):
+    for _ in range(RAY_START_ATTEMPTS):
+        try:
+            return plan(TINY, "dgx-h100", ray="auto", progress=False, **kwargs)
+        except SchedccError as err:
+            if "timed out during startup" not in str(err):
+                raise
+    pytest.skip(f"a local Ray did not start in {RAY_START_ATTEMPTS} attempts: its raylet waits a fixed 15 s "
+                "for its dashboard agent, too short on this loaded machine (ray-project/ray#65983)")
+
+
 def test_ray_backend_same_json():
     _ray_or_skip()
     one = plan(TINY, "dgx-h100", gpus=16, global_batch=32, fix=SMALL_FIX + ",tp=1", workers=1, progress=False)
-    ray = plan(TINY, "dgx-h100", gpus=16, global_batch=32, fix=SMALL_FIX + ",tp=1", ray="auto", progress=False)
+    ray = _plan_on_ray(gpus=16, global_batch=32, fix=SMALL_FIX + ",tp=1")
     assert ray.backend == "ray"
     assert one.to_json()["candidates"] == ray.to_json()["candidates"]
+
+
+def test_ray_start_timeout_is_explained(monkeypatch):
+    """Ray's startup timeout (ray-project/ray#65983) is a located error with what to do."""
+    import sys
+    import types
+    fake = types.ModuleType("ray")
+    fake.is_initialized = lambda: False
+
+    def init(**kwargs):
+        raise Exception("The current node timed out during startup. This could happen because some of the "
+                        "raylet failed to startup or the GCS has become overloaded.")
+    fake.init = init
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(SchedccError, match="cannot start or join a Ray cluster") as err:
+        plan(TINY, "dgx-h100", gpus=16, global_batch=32, fix=SMALL_FIX + ",tp=1", ray="auto", progress=False)
+    assert any("15 s" in note and "ray start --head" in note for note in err.value.notes)
 
 
 def test_overlap_lowers_exposed_tp_comm_and_step_on_tp8():

@@ -24,6 +24,14 @@ def test_published_range_of_similar_size():
     assert published_range(preset("llama3-8b"), "dgx-a100")[2]
 
 
+def test_the_405b_range_holds_nemo_runs_of_its_own_model():
+    # DGX Cloud Benchmarking's Llama 3.1 405B BF16 recipe (576-2,304 H100s): newer software than
+    # Meta's 2024 runs and Nemotron-4's; their MFU by the planner's FLOP count is about 54-56%
+    lo, hi, ids = published_range(preset("llama3.1-405b"), "dgx-h100")
+    assert {"dgxc-llama3.1-405b-576", "llama3-405b-8k", "dgxc-nemotron4-340b-128"} <= set(ids)
+    assert 0.50 < hi < 0.60 and lo < 0.45
+
+
 def test_each_winner_is_run_by_the_first_framework_offering_all_of_it():
     assert runnable_by(Candidate(64, 1, 1, zero=2)) == "deepspeed"
     assert runnable_by(Candidate(8, 8, 4, virtual=2, schedule="interleaved", zero=1, sp=True)) == "megatron"

@@ -174,3 +174,29 @@ def test_u74_kernels_keep_write_back_order_and_run_at_their_ii():
             return simulate_order(build_dag(block, u74), range(len(block.instrs))).makespan
         per_pass = (span(4) - span(2)) / 2
         assert per_pass <= 1.1 * s.ii * r.pressure.unroll, (r.name, per_pass, s.ii, r.pressure.unroll)
+
+
+def test_u74_ii_raised_by_write_back_order_is_reported_as_such():
+    """When the in-order write-back rule is what raised the II above the MII (saxpy on
+    the U74: resources bound the MII), the reports name that rule, not the MII's bound,
+    and the II the same search finds without the rule is one it really finds."""
+    from dataclasses import replace
+    from schedcc.emit.modulo_out import bound_text, loops_json
+    from schedcc.sched.modulo import modulo_schedule
+    from schedcc.swp.asm_pipeline import pipeline_asm
+    from schedcc.target import load_target
+    res = pipeline_asm(parse_source(KERNELS.read_text(), "k.s"), "sifive-u74", functions=["saxpy"])
+    (r,) = res.loops
+    s = r.schedule
+    assert s.ii > s.mii.value and s.writeback_ii is not None and s.writeback_ii < s.ii
+    free = r.dag.replace(machine=replace(r.dag.machine, in_order_writeback=False))
+    assert modulo_schedule(free, max_ii=s.ii - 1, stage_scheduling=False).ii == s.writeback_ii
+    assert "bound by in-order write-back" in bound_text(r) and f"finds II {s.writeback_ii}" in bound_text(r)
+    (entry,) = loops_json(res)
+    assert entry["bound"] == "writeback" and entry["writeback_ii"] == s.writeback_ii
+    # the same loop on a machine that writes results out of order: no write-back attribution
+    free_target = replace(load_target("sifive-u74"), in_order_writeback=False)
+    free_res = pipeline_asm(parse_source(KERNELS.read_text(), "k.s"), free_target, functions=["saxpy"])
+    (other,) = free_res.loops
+    assert other.schedule.writeback_ii is None and "write-back" not in bound_text(other)
+    assert loops_json(free_res)[0]["bound"] == "resources"

@@ -279,7 +279,7 @@ def test_examples_run(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["examples/training/two-ranks.ir", "--target", "h100-8x", "--policy", "fifo"]) == 0
     out = capsys.readouterr().out
-    assert "2 rank(s)" in out and "comm:pp" in out
+    assert "2 ranks" in out and "comm:pp" in out
 
 
 def test_contention_slows_compute_that_overlaps_communication():

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, plural
 from schedcc.problem import SchedGraph
 from schedcc.sched.schedule import Schedule
 from schedcc.target import Target
@@ -89,7 +89,7 @@ class OutOfEventIds(Exception):
 
     def __init__(self, edges: list[tuple[int, int, str]]):
         self.edges = edges
-        super().__init__(f"{len(edges)} flag(s) found no free event ID")
+        super().__init__(f"{plural(len(edges), 'flag')} found no free event ID")
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("student", metavar="STUDENT", help="the reordered program (.ir, or .ll/.s where "
-                                                          "those front ends are installed)")
+    parser.add_argument("student", metavar="STUDENT", help="the reordered program: schedcc IR (.ir), LLVM IR "
+                                                          "(.ll) or LoongArch or RISC-V assembly (.s)")
     parser.add_argument("--against", metavar="ORIGINAL", required=True, help="the original program")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
     parser.add_argument("--lang", choices=LANGS,

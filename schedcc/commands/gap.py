@@ -35,7 +35,9 @@ EXTENSIONS = (".ir", ".ll", ".s")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="DIR", help="directories (or files) of programs")
     parser.add_argument("-t", "--target", default="generic", help="machine model (default: generic)")
-    parser.add_argument("--priority", default="critical-path", help="the list scheduler's priority")
+    from schedcc.sched.priority import PRIORITIES
+    parser.add_argument("--priority", default="critical-path", metavar="{" + ",".join(PRIORITIES) + "}",
+                        help="the list scheduler's priority (default: critical-path)")
     parser.add_argument("-r", "--recursive", action="store_true", help="also the files in subdirectories")
     parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                         help="override one value of the machine model (as for the default command)")

@@ -7,6 +7,7 @@ import sys
 
 from schedcc.commands import outputs
 from schedcc.commands.values import ITERATIONS, size
+from schedcc.errors import plural
 from schedcc.fileio import announce, check_outputs, is_standard_output, write_output
 from schedcc.ir import print_program
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.output, text)
         n = sum(len(b.instrs) - 1 for _, b in program.blocks())
         sys.stderr.write(report)
-        announce(f"wrote {args.output}: {n} operators on {cfg.pp} stage(s)")
+        announce(f"wrote {args.output}: {n} operators on {plural(cfg.pp, 'stage')}")
     elif args.output is not None:
         sys.stderr.write(report)
         write_output(args.output, text)

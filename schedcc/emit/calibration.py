@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from schedcc.errors import plural
 from schedcc.resources import VERSION
 
 
@@ -48,7 +49,7 @@ def constant_lines(fit) -> list[str]:
 def report_text(fit) -> str:
     """The calibration report (module docstring)."""
     s = fit.summary()
-    lines = [f"{fit.name}: calibrated from {fit.base} on {len(s['fitted'])} measured run(s), "
+    lines = [f"{fit.name}: calibrated from {fit.base} on {plural(len(s['fitted']), 'measured run')}, "
              f"{len(s['held_out'])} held out; {fit.evaluations} step evaluations, {fit.cpu_s:.1f} s CPU", ""]
     lines.append("fitted constants:")
     lines += [f"  {x}" for x in constant_lines(fit)]

@@ -29,7 +29,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, plural
 from schedcc.planner.space import Candidate, stage_layers
 
 
@@ -69,7 +69,7 @@ class Launch:
         return {"none": "none: every layer's activations are kept",
                 "full": "full: every layer's forward runs again before its backward",
                 "selective": "selective: the attention scores are recomputed (Korthikanti et al. 2022)",
-                "partial": f"partial: the first {c.recompute_layers} layer(s) of every model chunk run their "
+                "partial": f"partial: the first {plural(c.recompute_layers, 'layer')} of every model chunk run their "
                            f"forward again, the others keep their activations"}[c.recompute]
 
     def chunk_words(self) -> list[str]:

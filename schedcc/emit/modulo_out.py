@@ -41,9 +41,23 @@ def bound_text(res: LoopResult) -> str:
         why = f"resources: {m.res.reason} (ResMII {m.res.value})"
     else:
         why = f"both resources ({m.res.reason}) and the recurrence {recurrence_text(res)} (MII {m.value})"
+    if s.ii > m.value and s.writeback_ii is not None:
+        return (f"II {s.ii} is {s.ii - m.value} above the MII {m.value}, bound by in-order write-back (results "
+                f"are written in issue order; without that rule {s.algorithm} finds II {s.writeback_ii}); "
+                f"the MII is bound by {why}")
     if s.ii > m.value:
         return f"II {s.ii} is {s.ii - m.value} above the MII {m.value}, bound by {why}"
     return f"II {s.ii} = MII, bound by {why}"
+
+
+def bound_kind(s) -> str:
+    """What sets the II, in one word (JSON ``bound``): ``writeback`` when the in-order
+    write-back rule raised it above the MII, else what sets the MII: ``resources``,
+    ``recurrence`` or ``both``."""
+    m = s.mii
+    if s.ii > m.value and s.writeback_ii is not None:
+        return "writeback"
+    return "recurrence" if m.rec.value > m.res.value else "resources" if m.res.value > m.rec.value else "both"
 
 
 def kernel_table(res: LoopResult, target) -> list[str]:
@@ -183,7 +197,9 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
         entry.update({
             "res_mii": m.res.value, "res_mii_reason": m.res.reason,
             "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),
-            "mii": m.value, "ii": s.ii, "stages": s.stages, "algorithm": s.algorithm,
+            "mii": m.value, "ii": s.ii, "bound": bound_kind(s), "bound_text": bound_text(res),
+            **({"writeback_ii": s.writeback_ii} if s.writeback_ii is not None else {}),
+            "stages": s.stages, "algorithm": s.algorithm,
             "max_live": p.max_live, "registers": p.registers, "unroll": p.unroll, "stage_moves": s.stage_moves,
             "attempts": [{"ii": a.ii, "outcome": a.outcome, "placements": a.placements,
                           "evictions": a.evictions} for a in s.attempts],

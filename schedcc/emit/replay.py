@@ -13,6 +13,7 @@ Example::
 
 from __future__ import annotations
 
+from schedcc.errors import plural
 from schedcc.torch.kineto import _ranges
 
 
@@ -27,7 +28,7 @@ def format_replay(r, name: str) -> str:
     pieces = sum(len(v.pieces) for v in views)
     backend = traces[0].backend or "no process group"
     world = traces[0].world
-    ranks = f"{len(traces)} rank(s)" if world == len(traces) else \
+    ranks = plural(len(traces), "rank") if world == len(traces) else \
         f"{len(traces)} of {world} ranks ({', '.join(str(t.rank) for t in traces)}; --subset)"
     lines = [f"{name}: {ranks} ({backend}), profiled steps "
              f"{_ranges([s.number for s in traces[0].steps])}; {len(r.step.graph)} nodes: {pieces} host pieces, "

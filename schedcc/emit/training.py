@@ -13,6 +13,8 @@ Example::
 
 from __future__ import annotations
 
+from schedcc.errors import plural
+
 
 def _ms(us: float) -> str:
     return f"{us / 1000:,.3f} ms"
@@ -20,7 +22,7 @@ def _ms(us: float) -> str:
 
 def format_step(result, name: str) -> str:
     lines = [f"{name} on {result.target}, policy {result.policy}: {result.operators} operators, "
-             f"{len(result.ranks)} rank(s); {result.iterations} step(s) simulated, "
+             f"{plural(len(result.ranks), 'rank')}; {plural(result.iterations, 'step')} simulated, "
              + ("the one before the last measured" if result.iterations > 1 else "one step measured"),
              f"  step time              {_ms(result.step_time_us)}",
              f"  compute                {_ms(result.compute_us)}",
@@ -67,7 +69,7 @@ def format_compare(results, name: str, labels: list[str] | None = None) -> str:
     label = dict(zip(map(id, results), labels))
     base = next((r for r, lab in zip(results, labels) if lab == "fifo"), results[0])
     w = max(14, *map(len, labels))
-    head = (f"{name} on {results[0].target}: {results[0].operators} operators, {len(results[0].ranks)} rank(s)\n"
+    head = (f"{name} on {results[0].target}: {results[0].operators} operators, {plural(len(results[0].ranks), 'rank')}\n"
             f"  {'policy':<{w}} {'step (ms)':>10} {'speedup':>8} {'compute':>9} {'comm':>9} {'exposed':>9} "
             f"{'exposed%':>8} {'overlap':>7} {'bubble':>7} {'peak act GiB':>12}\n")
     rows = []

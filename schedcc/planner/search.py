@@ -279,8 +279,14 @@ class _RayPool:
                         ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
                 else:
                     ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-            except Exception as err:  # a wrong address, an unreachable cluster
-                raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}") from None
+            except Exception as err:  # a wrong address, an unreachable cluster, a local start too slow
+                notes = []
+                if "timed out during startup" in str(err):  # ray-project/ray#65983
+                    notes = ["a local Ray's raylet waits a fixed 15 s for its dashboard agent to start, too "
+                             "short on a loaded machine: try again, or start Ray first ('ray start --head') "
+                             "and use --ray auto"]
+                raise SchedccError(f"--ray {address}: cannot start or join a Ray cluster: {err}",
+                                   notes=notes) from None
             self.started = True
         self.remote = ray.remote(_ray_task)
 

@@ -38,7 +38,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, plural
 from schedcc.planner.model import ModelSpec, preset
 from schedcc.planner.search import plan
 from schedcc.planner.space import Settings
@@ -202,7 +202,7 @@ def main() -> int:
     t0 = time.perf_counter()
     results = run_all(workers)
     sys.stdout.write(markdown(results))
-    sys.stdout.write(f"\n({time.perf_counter() - t0:.0f} s with {workers} worker(s))\n")
+    sys.stdout.write(f"\n({time.perf_counter() - t0:.0f} s with {plural(workers, 'worker')})\n")
     if "--commands" in sys.argv:
         sys.stdout.write("\n")
         for r in results:

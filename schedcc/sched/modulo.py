@@ -20,6 +20,10 @@ for it). When the II found is MII + 1, IMS restarts at the MII up to
 :data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order (a
 bounded repair for a near miss: on ``hydro`` on ``la664`` the height order's
 ties decide whether the exactly full kernel of II 2 is found).
+On a machine that writes results in issue order, when the II found is above
+the MII and no ``accept`` rejection raised it, the same search runs once more
+without the write-back rule, below that II (:attr:`ModuloSchedule.writeback_ii`):
+when it finds a smaller II, the rule is what raised it, and the reports say so.
 It reads only the :class:`~schedcc.problem.SchedGraph`
 (``kernel_end`` marks an operation that must issue in the last row of the
 kernel, like the loop branch; ``distance`` on dependences), so Ascend
@@ -41,7 +45,7 @@ Example::
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 
@@ -97,6 +101,9 @@ class ModuloSchedule:
     attempts: list[Attempt] = field(default_factory=list)
     stage_moves: int = 0  # operations moved by whole stages to shorten lifetimes
     exact: Any = None     # the exact strategy's proof: schedcc.sched.exact_modulo.ExactModuloInfo
+    # In-order write-back machines, II above the MII: the II the same search finds
+    # without the write-back rule, when smaller (the rule raised the II); else None.
+    writeback_ii: int | None = None
 
     @property
     def dag(self) -> SchedGraph:
@@ -138,6 +145,19 @@ def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_
             return found
     attempt.outcome = f"{IMS_RESTARTS} restarts with ties shuffled failed"
     return None
+
+
+def _without_writeback(graph: SchedGraph, width: int, algorithm: str, capacity, budget_ratio: float,
+                       min_ii: int | None, ii: int) -> int | None:
+    """The II the same search finds below *ii* on *graph*'s machine with results written
+    out of order, or None: what the in-order write-back rule cost."""
+    free = graph.replace(machine=replace(graph.machine, in_order_writeback=False))
+    try:
+        other = modulo_schedule(free, width, algorithm=algorithm, capacity=capacity, budget_ratio=budget_ratio,
+                                max_ii=ii - 1, min_ii=min_ii, stage_scheduling=False)
+    except SchedccError:
+        return None
+    return other.ii
 
 
 def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int | None = None, *,
@@ -233,6 +253,10 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
             # One II above the bound: IMS again at the MII with its ties shuffled.
             best = attempt_at(first, restarts=True) or best
         ii, found, sched = best
-        return sched if sched is not None else build(ii, found)
+        sched = sched if sched is not None else build(ii, found)
+        if (graph.machine.in_order_writeback and ii > bounds.value
+                and not any(a.outcome.startswith("rejected") for a in attempts)):
+            sched.writeback_ii = _without_writeback(graph, width, algorithm, capacity, budget_ratio, min_ii, ii)
+        return sched
     raise SchedccError(f"no modulo schedule found with II up to {limit}",
                        notes=[f"II {a.ii}: {a.outcome}" for a in attempts[-3:]])

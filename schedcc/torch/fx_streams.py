@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import heapq
 
-from schedcc.torch.fx_order import collective_chains, comm_weighted, current_order
+from schedcc.torch.fx_order import collective_chains, comm_weighted, current_order, keyed_topological_order
 
 
 def program_keys(step) -> list[tuple]:
@@ -281,24 +281,14 @@ def _adjacency(step, keep_collective_order: bool) -> tuple[list[list[int]], list
 
 
 def kahn_order(step, keys: list[tuple]) -> list[int]:
-    """The graph's nodes in topological order, the ready node of smallest key first. O((n + e) log n)."""
-    n = len(step)
-    succ: list[list[int]] = [[] for _ in range(n)]
-    count = [0] * n
-    for s, t, _ in step.deps:
-        succ[s].append(t)
-        count[t] += 1
-    heap = [(keys[i], i) for i in range(n) if count[i] == 0]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        _, i = heapq.heappop(heap)
-        order.append(i)
-        for t in succ[i]:
-            count[t] -= 1
-            if count[t] == 0:
-                heapq.heappush(heap, (keys[t], t))
-    return order
+    """The graph's nodes in topological order, the ready node of smallest key first
+    (:func:`~schedcc.torch.fx_order.keyed_topological_order`). O((n + e) log n)."""
+    succ: list[list[tuple]] = [[] for _ in range(len(step))]
+    indegree = [0] * len(step)
+    for dep in step.deps:
+        succ[dep[0]].append(dep)
+        indegree[dep[1]] += 1
+    return keyed_topological_order(succ, keys, indegree)
 
 
 def waits_sunk_keys(step) -> list[tuple]:
