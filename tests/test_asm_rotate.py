@@ -104,8 +104,9 @@ f:
 
 
 def test_a_rotated_loop_not_pipelined_leaves_the_text_as_it_was():
-    # An int counter stepping by 2, read sign-extended: it may wrap past the bound, so it is not followed.
-    text = WHILE.replace("\taddi.d\t$a2, $a2, 1", "\taddi.d\t$a2, $a2, 2")
+    # An int counter stepping by 4094, read sign-extended: its first and last values would be checked on
+    # entry to fit in 32 bits, but the step does not fit in the check's 12-bit immediates.
+    text = WHILE.replace("\taddi.d\t$a2, $a2, 1", "\taddi.d\t$a2, $a2, 2047\n\taddi.d\t$a2, $a2, 2047")
     res = pipeline_asm(parse_source(text, "w.s"), "la464")
     (loop,) = res.loops
     assert not loop.pipelined

@@ -63,6 +63,7 @@ MEGATRON_TRAINING_OPTIONS = {
     "--swiglu": "flag", "--untie-embeddings-and-output-weights": "flag", "--group-query-attention": "flag",
     "--use-distributed-optimizer": "flag", "--use-megatron-fsdp": "flag", "--overlap-grad-reduce": "flag",
     "--overlap-param-gather": "flag", "--grad-reduce-in-bf16": "flag",
+    "--no-masked-softmax-fusion": "flag", "--attention-softmax-in-fp32": "flag",
     "--data-parallel-sharding-strategy": ("no_shard", "optim", "optim_grads", "optim_grads_params"),
 }
 # not options of Megatron-LM any more or not what the plan priced: never emitted

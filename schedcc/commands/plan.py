@@ -83,9 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fw.add_argument("--framework", default="any", metavar="NAME",
                     help="search only what this software can run, priced as it runs it: " + ", ".join(names())
                     + " (default any: every technique)")
-    fw.add_argument("--attention", choices=("flash", "unfused", "triton"), default=None,
-                    help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, or "
-                         "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton) (default: the "
+    fw.add_argument("--attention", choices=("flash", "unfused", "triton", "eager"), default=None,
+                    help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, "
+                         "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton), or eager: unfused "
+                         "with the softmax as torch operators in fp32 (--no-masked-softmax-fusion) (default: the "
                          "framework's first)")
     overlap = fw.add_mutually_exclusive_group()
     overlap.add_argument("--grad-overlap", action="store_true",
@@ -107,6 +108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     help="optimizer state bytes per parameter before sharding: 12 (fp32 master weight and Adam's "
                          "moments), 8 (fp32 parameters are the master), 10 (NeMo distributed_fused_adam, bf16 "
                          "parameters), 4 (its bf16 moments); default: the framework's")
+    fw.add_argument("--expandable-segments", action="store_true", default=None,
+                    help="the allocator's expandable segments (PYTORCH_CUDA_ALLOC_CONF or PYTORCH_NPU_ALLOC_CONF="
+                         "expandable_segments:True): memory without the fragmentation term")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", dest="set_values",
                         help="override a cluster number, e.g. --set gemm_efficiency=0.7 (repeatable)")
 
@@ -157,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
              "bucket_elements": args.bucket_elements, "fp32_params": args.fp32_params,
              "optimizer_bytes": args.optimizer_bytes,
              "grad_overlap": False if args.no_grad_overlap else True if args.grad_overlap else None,
-             "param_gather_overlap": False if args.no_param_gather_overlap else None}
+             "param_gather_overlap": False if args.no_param_gather_overlap else None,
+             "expandable_segments": args.expandable_segments}
     settings = Settings(framework=args.framework, **{k: v for k, v in given.items() if v is not None})
     for given in args.fix or ():
         if not given.replace(",", "").strip():

@@ -136,7 +136,10 @@ def _megatron_rows(L: Launch) -> list[tuple[str, object]]:
         ("--seq-length", m.seq), ("--max-position-embeddings", m.seq),
         ("--swiglu", m.gated), ("--untie-embeddings-and-output-weights", not m.tied_embeddings),
         ("--bf16", True),
-        ("--attention-backend", L.settings.attention if L.settings.attention in ("flash", "unfused") else None),
+        ("--attention-backend", {"eager": "unfused"}.get(L.settings.attention, L.settings.attention)
+         if L.settings.attention in ("flash", "unfused", "eager") else None),
+        ("--no-masked-softmax-fusion", L.settings.attention == "eager"),
+        ("--attention-softmax-in-fp32", L.settings.attention == "eager"),
         ("--tensor-model-parallel-size", c.tp), ("--pipeline-model-parallel-size", c.pp), vpp,
         ("--context-parallel-size", c.cp if c.cp > 1 else None), ("--sequence-parallel", c.sp),
         ("--micro-batch-size", c.microbatch), ("--global-batch-size", L.global_batch),

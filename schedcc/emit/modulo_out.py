@@ -98,6 +98,9 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     if res.rotated:
         lines.append("  rotated: the loop tested at its top; its header now runs once as the guard, and the body "
                      "tests at its end")
+    if res.if_converted:
+        lines.append("  if-converted: the body's blocks made one predicated block (selects; loads and stores under "
+                     "a condition through guarded addresses)")
     lines.append(f"  ResMII {m.res.value}: {m.res.reason}")
     lines.append(f"  RecMII {m.rec.value}: {recurrence_text(res)}")
     lines.append(f"  {bound_text(res)}")
@@ -194,6 +197,8 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
         s, p, m = res.schedule, res.pressure, res.schedule.mii
         if res.rotated:
             entry["rotated"] = True
+        if res.if_converted:
+            entry["if_converted"] = True
         entry.update({
             "res_mii": m.res.value, "res_mii_reason": m.res.reason,
             "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),

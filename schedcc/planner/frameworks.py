@@ -43,7 +43,7 @@ Example::
 
     >>> fw = framework("megatron-2021")
     >>> fw.offers("recompute", "selective"), fw.offers("schedule", "interleaved"), fw.attention
-    (False, True, ('unfused',))
+    (False, True, ('unfused', 'eager'))
     >>> from schedcc.planner.space import Candidate
     >>> sharding(framework("deepspeed"), Candidate(8, 1, 1, zero=2)).grad_sync
     'micro'

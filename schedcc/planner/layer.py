@@ -60,7 +60,7 @@ from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
 from schedcc.training.intervals import Coverage, overlap_length, union_length
-from schedcc.training.kernels import attention_time, gemm_time, stream_time
+from schedcc.training.kernels import SOFTMAX_BYTES, attention_time, gemm_time, stream_time
 
 CHANNELS = ("compute", "tp", "cp", "dp")
 
@@ -95,6 +95,7 @@ class _Layer:
         self.kv = max(model.kv / tp, 1)
         self.gsize = dict(ranks=tp, stride=1)
         self.dp_group = dict(ranks=cand.dp * cand.cp, stride=tp)
+        self.cp_stride = tp if cluster.placement(cand.cp, tp)[1] == 1 else cluster.devices_per_node  # CP ring over nodes: NIC
 
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
@@ -149,10 +150,10 @@ class _Layer:
         m, c = self.m, self.c
         d, b = m.head_dim, c.microbatch
         sq = m.seq / c.cp
-        if self.st.attention == "unfused":
+        if self.st.attention in SOFTMAX_BYTES:   # unfused: QK^T, softmax, dropout, PV apart
             nscore = b * self.heads * sq * m.seq
             s = op("scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), qkv)
-            s = op("softmax", "compute", self.stream(nscore, 4), s)
+            s = op("softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][0]), s)
             if m.dropout:
                 s = op("attn_drop", "compute", self.stream(nscore, 5), s)
             return op("pv", "compute", self.gemm(sq, d, m.seq, b * self.heads), s)
@@ -165,7 +166,7 @@ class _Layer:
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
             if j < c.cp - 1:
-                xfer = op(f"kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, 1), *([xfer] if xfer else [qkv]))
+                xfer = op(f"kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, self.cp_stride), *([xfer] if xfer else [qkv]))
             prev = op(f"attn{j}", "compute", block, *deps)
         return prev
 
@@ -226,17 +227,17 @@ class _Layer:
         m, c = self.m, self.c
         d, b = m.head_dim, c.microbatch
         sq = m.seq / c.cp
-        if self.st.attention == "unfused":
+        if self.st.attention in SOFTMAX_BYTES:   # unfused: QK^T, softmax, dropout, PV apart
             nscore = b * self.heads * sq * m.seq
             if c.recompute == "selective":
                 r = op("r.scores", "compute", self.gemm(sq, m.seq, d, b * self.heads), g)
-                g = op("r.softmax", "compute", self.stream(nscore, 4), r)
+                g = op("r.softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][0]), r)
             n = b * self.heads
             dv = op("d_pv_v", "compute", self.gemm(m.seq, d, sq, n), g)
             dp_ = op("d_pv_p", "compute", self.gemm(sq, m.seq, d, n), g)
             if m.dropout:
                 dp_ = op("d_attn_drop", "compute", self.stream(nscore, 5), dp_)
-            ds = op("d_softmax", "compute", self.stream(nscore, 6), dp_)
+            ds = op("d_softmax", "compute", self.stream(nscore, SOFTMAX_BYTES[self.st.attention][1]), dp_)
             dq = op("d_scores_q", "compute", self.gemm(sq, d, m.seq, n), ds)
             return op("d_scores_k", "compute", self.gemm(m.seq, d, sq, n), ds, dq, dv)
         if c.recompute == "selective":   # Megatron-Core checkpoints the fused kernel: its forward again
@@ -249,7 +250,7 @@ class _Layer:
         for j in range(c.cp):
             deps = [prev] + ([xfer] if xfer else [])
             if j < c.cp - 1:
-                xfer = op(f"d_kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, 1), *([xfer] if xfer else [g]))
+                xfer = op(f"d_kv{j}", "cp", self.cl.collective_time("send", kv_bytes, 2, self.cp_stride), *([xfer] if xfer else [g]))
             prev = op(f"d_attn{j}", "compute", block, *deps)
         return prev
 

@@ -39,7 +39,8 @@ saying how they are held:
                         ``2sb(h + 2gd)/tp`` (Q, K, V) + ``2sbh/tp``
                         (projection input) + ``sbh/T`` (dropout mask) +
                         unfused scores: ``5 a s_q s b/tp`` with dropout
-                        (``2`` without); FlashAttention keeps ``4 a s b/tp``
+                        (``2`` without; ``eager``, the torch softmax in
+                        fp32, ``4`` more); FlashAttention keeps ``4 a s b/tp``
                         (its log-sum-exp) instead
   MLP                   ``2sbh/T`` (norm input) + ``2sbh/T`` (first matrix
                         input) + ``2sbf/tp`` (x2 gated) (activation input) +
@@ -56,7 +57,9 @@ saying how they are held:
   forward allocates, its backward frees), in layers;
 * **logits** on the last stage: ``4 s b V / tp`` bytes, twice (fp32 logits
   and their gradient, one microbatch at a time);
-* **fragmentation**: :data:`FRAGMENTATION` of the activations and logits.
+* **fragmentation**: :data:`FRAGMENTATION` of the activations and logits (0 with the
+  allocator's expandable segments, ``PYTORCH_CUDA_ALLOC_CONF`` or
+  ``PYTORCH_NPU_ALLOC_CONF=expandable_segments:True``: :func:`fragmentation_share`).
   Weights, gradients and optimizer states are allocated once (Megatron-LM's
   contiguous buffers) and do not fragment; activations are allocated and
   freed in varied sizes every microbatch, and PyTorch's caching allocator,
@@ -108,6 +111,15 @@ LOGIT_BYTES = 4        # fp32 logits for the loss
 FRAGMENTATION = 0.15 / 0.85
 
 
+def fragmentation_share(expandable_segments: bool) -> float:
+    """The fragmentation term's share of the activations and logits: :data:`FRAGMENTATION` for
+    PyTorch's caching allocator as GMLake measured it (a segment per large request, whose freed
+    blocks later requests of other sizes fit only in part); 0 [assumption] with expandable
+    segments, where the allocator maps pages into one growing segment per stream and unmaps
+    them when freed, so blocks of differing sizes leave no gaps between segments."""
+    return 0.0 if expandable_segments else FRAGMENTATION
+
+
 def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind: str | None = None) -> float:
     """Bytes one layer keeps for backward for one microbatch of *tokens* tokens on this
     rank (``microbatch x seq / cp``), under the candidate's recomputation (or *kind*)."""
@@ -124,9 +136,9 @@ def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind:
     attn = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * (h + 2 * model.kv * d) / tp + 2 * sb * h / tp
     attn += drop * sb * h / T
     s_kv = model.seq  # every query of this rank's chunk against the whole sequence
-    if attention == "unfused":
+    if attention in ("unfused", "eager"):   # eager: softmax's fp32 output (4) besides the bf16 probabilities
         if kind != "selective":
-            attn += (5 if drop else 2) * model.heads * sb * s_kv / tp
+            attn += ((5 if drop else 2) + (4 if attention == "eager" else 0)) * model.heads * sb * s_kv / tp
     else:
         attn += 4 * model.heads * sb / tp
     mlp = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * f / tp * (2 if model.gated else 1) + 2 * sb * f / tp
@@ -219,11 +231,13 @@ def state_terms(model, cand, params: float, sh, bucket_bytes: float = 0.0) -> di
 
 
 def memory_of(model, cand, attention: str, capacity: float, reserved: float, layers_per_rank: list[int],
-              inflight_layers: list[float], sh=None, bucket_elements: int = 0) -> Memory:
+              inflight_layers: list[float], sh=None, bucket_elements: int = 0,
+              fragmentation: float = FRAGMENTATION) -> Memory:
     """Memory of every pipeline rank; *inflight_layers[r]*: the most layer-microbatches of
     activations rank r holds at once (its schedule's peak); *sh*: how the framework holds
     the states (:func:`schedcc.planner.frameworks.sharding`; default: the ``any``
-    framework's); *bucket_elements*: its gradient bucket (ZeRO-2). O(pp)."""
+    framework's); *bucket_elements*: its gradient bucket (ZeRO-2); *fragmentation*: the
+    allocator's (:func:`fragmentation_share`). O(pp)."""
     sh = sh or _default_sharding(cand)
     tokens = cand.microbatch * model.seq / cand.cp
     per_layer = activation_bytes_per_layer(model, cand, attention, tokens)
@@ -245,7 +259,7 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
         terms["activations"] = layer_bytes * inflight_layers[r] + working
         if r == cand.pp - 1:
             terms["logits"] = 2 * LOGIT_BYTES * tokens * model.vocab / cand.tp
-        terms["fragmentation"] = FRAGMENTATION * (terms["activations"] + terms.get("logits", 0.0))
+        terms["fragmentation"] = fragmentation * (terms["activations"] + terms.get("logits", 0.0))
         terms["workspace"] = reserved
         total = sum(terms.values())
         per_rank[r] = total
@@ -257,7 +271,8 @@ def memory_of(model, cand, attention: str, capacity: float, reserved: float, lay
 
 def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reserved: float,
                              layers_per_rank: list[int], inflight_layers: list[float], chunk_layers: int,
-                             sh=None, bucket_elements: int = 0) -> tuple[int, Memory]:
+                             sh=None, bucket_elements: int = 0,
+                             fragmentation: float = FRAGMENTATION) -> tuple[int, Memory]:
     """For ``recompute="partial"``: the fewest layers per model chunk (1 to *chunk_layers* - 1)
     whose recomputation makes *cand* fit, and that memory; the most when none fits. O(pp x
     chunk_layers).
@@ -282,7 +297,7 @@ def fewest_recomputed_layers(model, cand, attention: str, capacity: float, reser
     mem = None
     for n in range(1, max(chunk_layers, 2)):
         mem = memory_of(model, replace(cand, recompute_layers=n), attention, capacity, reserved, layers_per_rank,
-                        inflight_layers, sh, bucket_elements)
+                        inflight_layers, sh, bucket_elements, fragmentation)
         if mem.fits:
             return n, mem
     return max(chunk_layers - 1, 1), mem

@@ -46,6 +46,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from schedcc.planner.frameworks import bucket_plan, framework, sharding
+from schedcc.planner.nic import NicUse, shared_nics
 from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
@@ -172,12 +173,25 @@ class StepEval:
 
 def transfer_s(cand, cluster, model) -> float:
     """Seconds of one activation (or its gradient) sent to the next pipeline rank."""
+    return _transfer(cand, cluster, model)[0]
+
+
+def _transfer(cand, cluster, model) -> tuple[float, float]:
+    """(seconds of one pipeline transfer, seconds of it on the NICs: 0 inside a node). The
+    next pipeline rank is ``tp x cp x dp`` ranks away (Megatron-LM's order, :mod:`.nic`)."""
     stride = cand.tp * cand.cp * cand.dp
     act = cand.microbatch * model.seq / cand.cp * model.hidden * 2 / cand.tp
     xfer = cluster.collective_time("send", act, 2, stride)
+    net = cluster.net_time("send", act, 2, stride)
     if not cand.sp and cand.tp > 1 and stride >= cluster.devices_per_node:
         xfer += cluster.collective_time("allgather", act * cand.tp, cand.tp, 1)  # scatter/gather: NVLink all-gather
-    return xfer
+    return xfer, net
+
+
+def _nic_load(cluster, kind: str, size: float, ranks: int, stride: int) -> float:
+    """Share of each member's NIC a collective keeps busy (:meth:`Cluster.net_time` over its time)."""
+    t = cluster.collective_time(kind, size, ranks, stride)
+    return min(1.0, cluster.net_time(kind, size, ranks, stride) / t) if t > 0 else 0.0
 
 
 def optimizer_s(cand, cluster, stage_params, rank: int, sharded: bool | None = None) -> float:
@@ -225,7 +239,7 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
     where: dict[tuple, int] = {}
     rank_of_stage = {s: s % p for s in range(n_stages)}
 
-    def node(name, unit, dur, payload=None) -> int:
+    def node(name, unit, dur, payload=None) -> int:   # payload: a NicUse for what crosses a NIC
         t = ticks(dur)
         ops.append(Op(name, (unit,), t, t, (), "comm" if ":c" not in unit else "compute", False, payload))
         return len(ops) - 1
@@ -262,7 +276,9 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
             d = op.latency + ticks(cluster.contention * _under(op.latency / 1e9, shares, times))
             ops[n] = op._replace(latency=d, occupancy=d)
     # activations and gradients between stages
-    xt = ticks(transfer_s(cand, cluster, model))
+    x_s, x_net = _transfer(cand, cluster, model)
+    xt = ticks(x_s)
+    x_load = min(1.0, x_net / x_s) if x_s > 0 else 0.0
     pp_units = [(f"r{r}:pp",) for r in range(p)]
 
     def link(src: int, dst: int, r_src: int, r_dst: int) -> None:
@@ -270,7 +286,7 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
             deps.append(Dep(src, dst, "DATA", ops[src].latency))
             return
         x = len(ops)
-        ops.append(Op("xfer", pp_units[r_src], xt, xt, (), "comm", False, None))
+        ops.append(Op("xfer", pp_units[r_src], xt, xt, (), "comm", False, NicUse(x_load, (r_src, r_dst))))
         deps.append(Dep(src, x, "DATA", ops[src].latency))
         deps.append(Dep(x, dst, "DATA", xt))
 
@@ -294,6 +310,8 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
     if reductions:
         for r in range(p):
             stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
+            held = sum(stage_params[s] for s in stages) * sh.grad_reduce_bytes
+            use = NicUse(_nic_load(cluster, sh.grad_collective, held / max(settings.buckets, 1), *group), (r,))
             reduce_ops = []
             if settings.grad_overlap:
                 for src in sorted(n for n in reductions if ops[n].payload[0] == r):
@@ -301,13 +319,13 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                     done = 0.0
                     for share, t in zip(shares, times):
                         done += share
-                        g = node(f"grad{src}", f"r{r}:dp", t)
+                        g = node(f"grad{src}", f"r{r}:dp", t, use)
                         dep(src, g, int(ops[src].latency * min(done, 1.0)))
                         reduce_ops.append(g)
             else:   # one reduction of the rank's gradients after its last action (per microbatch: ZeRO-2)
                 total = sum(stage_params[s] for s in stages) * sh.grad_reduce_bytes
                 count = max(len(grad_acts[s]) for s in stages) if sh.grad_sync == "micro" else 1
-                g = node(f"grad{r}", f"r{r}:dp", count * cluster.collective_time(sh.grad_collective, total, *group))
+                g = node(f"grad{r}", f"r{r}:dp", count * cluster.collective_time(sh.grad_collective, total, *group), use)
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops
@@ -322,8 +340,10 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
             dep(g, o)
         if sh.gather == "step":
             for s in stages:
-                t = cluster.collective_time("allgather", stage_params[s] * 2 / settings.buckets, *group)
-                gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t) for j in range(settings.buckets)]
+                size = stage_params[s] * 2 / settings.buckets
+                t, use = cluster.collective_time("allgather", size, *group), NicUse(_nic_load(
+                    cluster, "allgather", size, *group), (r,))
+                gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t, use) for j in range(settings.buckets)]
                 if settings.param_gather_overlap:
                     fs = first_f[s]
                     dep(gathers[0], fs[0])
@@ -413,8 +433,11 @@ def evaluate_step(cand, settings, cluster, model, durations, stage_params, m: in
 def _scheduled(cand, settings, cluster, model, lists, durations, stage_params, sh=None) -> StepEval:
     graph, opt_s = step_graph(cand, settings, cluster, model, lists, durations, stage_params, sh)
     prio = [-i for i in range(len(graph.ops))]
-    sched = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule
-    start = sched.cycle
+    start = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule.cycle
+    shared = shared_nics(graph, start)   # transfers and collectives that met on a NIC, lengthened
+    if shared is not None:
+        graph = shared
+        start = solve(graph, ListStrategy(lambda g: prio, repair=False), bound=False, verify=False).schedule.cycle
     comp: dict[int, list] = {}
     comm: dict[int, dict[str, list]] = {}
     end = 0

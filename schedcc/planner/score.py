@@ -39,7 +39,7 @@ from schedcc.training.pipeline_graph import StageCosts
 from schedcc.planner import overlap as _overlap  # noqa: F401  registers tp2/tp4/tp8/auto in layer's table
 from schedcc.planner.layer import ChunkTimes, LayerSchedules
 from schedcc.planner.frameworks import framework, sharding
-from schedcc.planner.memory import Memory, fewest_recomputed_layers, memory_of
+from schedcc.planner.memory import Memory, fewest_recomputed_layers, fragmentation_share, memory_of
 from schedcc.planner.pipe import evaluate_step, inflight_closed_form, step_lower_bound
 from schedcc.planner.space import TRIMS, Candidate, Settings, stage_layers
 
@@ -68,7 +68,7 @@ class Context:
     def memory(self, cand: Candidate, per_rank_layers: list[int], inflight: list[float]) -> Memory:
         cl, st = self.cluster, self.settings
         return memory_of(self.model, cand, st.attention, cl.memory_capacity, cl.memory_reserved, per_rank_layers,
-                         inflight, self.sharding(cand), st.bucket_elements)
+                         inflight, self.sharding(cand), st.bucket_elements, fragmentation_share(st.expandable_segments))
 
     def chunk(self, cand: Candidate, layers: int, first: bool, last: bool) -> ChunkTimes:
         if cand.recompute == "partial":   # the first n of the chunk's layers pay a forward again
@@ -217,7 +217,7 @@ def prepare(cand: Candidate, ctx: Context) -> Scored | Prepared:
             return Scored(cand, False, PARTIAL_NOT_NEEDED, m, 0.0, {})
         n, mem = fewest_recomputed_layers(model, cand, st.attention, cl.memory_capacity, cl.memory_reserved,
                                           per_rank_layers, inflight, max(layers), ctx.sharding(cand),
-                                          st.bucket_elements)
+                                          st.bucket_elements, fragmentation_share(st.expandable_segments))
         cand = replace(cand, recompute_layers=n)
     else:
         mem = ctx.memory(cand, per_rank_layers, inflight)

@@ -77,7 +77,7 @@ from schedcc.planner import fix as _fix
 from schedcc.planner.fix import OVERLAPS, RECOMPUTE, SCHEDULES, check_framework  # noqa: F401
 from schedcc.planner.frameworks import DEFAULT, SETTING_KEYS, framework
 
-ATTENTION = ("flash", "unfused", "triton")
+ATTENTION = ("flash", "unfused", "triton", "eager")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
@@ -145,7 +145,8 @@ class Settings:
 
     framework: str = DEFAULT          # schedcc.planner.frameworks: what can run and how it is priced
     attention: str | None = None      # "flash": fused kernel; "unfused": QK^T, softmax, dropout, PV apart;
-    #                                   "triton": the 2023 Triton FlashAttention (slower, layer.TRITON_FLASH_SLOWDOWN)
+    #                                   "triton": the 2023 Triton FlashAttention (slower, layer.TRITON_FLASH_SLOWDOWN);
+    #                                   "eager": unfused, the softmax as torch operators in fp32 (kernels.SOFTMAX_BYTES)
     grad_overlap: bool | None = None  # gradient reduction overlaps the backward that produces it
     param_gather_overlap: bool | None = None  # ZeRO 1/2's weight gather overlaps the first forwards
     bucket_elements: int | None = None  # gradients per reduction bucket (0: one bucket per model chunk)
@@ -154,6 +155,7 @@ class Settings:
     fp32_params: bool | None = None   # parameters kept in fp32 (PyTorch FSDP): they are the master copy
     optimizer_bytes: int | None = None  # optimizer state per parameter before sharding (12: fp32 Adam + master)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
+    expandable_segments: bool = False  # the allocator's expandable segments: no fragmentation (memory.FRAGMENTATION)
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
 
@@ -412,7 +414,7 @@ def _expand_rest(model, space: Space, fix: dict, overlaps, attention: str, fw, s
         if not fw.offers("recompute", rc):
             space.remove(f"--framework {fw.name} does not offer the recomputation", f"recompute={rc}")
             continue
-        if rc == "selective" and attention != "unfused" and "recompute" not in fix:
+        if rc == "selective" and attention not in ("unfused", "eager") and "recompute" not in fix:
             space.remove("search default: under a fused attention kernel selective recomputation keeps as much "
                          "and recomputes the kernel",
                          "recompute=selective")

@@ -187,7 +187,10 @@ def _apply(ins: Instr, ops: list) -> Linear | None:
 
 def memory_distances(a: Access, b: Access) -> list[int] | None:
     """Iteration distances d >= 0 at which access *a* (iteration k) and *b* (iteration k+d)
-    touch the same location: a list ([] = never), or None when unknown."""
+    touch a common byte (element, in schedcc IR): a list ([] = never), or None when
+    unknown. The widths count: ``st.d [$sp + 8]`` meets ``ld.w [$sp + 12]``. When they
+    meet at several distances, only the two smallest are listed (a dependence at a larger
+    distance is implied by one at a smaller)."""
     if (a.region is None) != (b.region is None):
         return None  # a pointer may point into any array
     if a.region != b.region:
@@ -197,10 +200,14 @@ def memory_distances(a: Access, b: Access) -> list[int] | None:
         return None
     if sa.step != sb.step:
         return None  # different strides: they may meet once, somewhere
+    # a covers [ca + s*k, ca + s*k + wa), b [cb + s*(k+d), ... + wb): they meet iff
+    # diff - wb < s * d < diff + wa, diff = ca - cb
     stride, diff = sa.step, sa.const - sb.const
+    low, high = diff - b.width, diff + a.width
     if stride == 0:
-        return [0, 1] if diff == 0 else []
-    if diff % stride:
-        return []
-    d = diff // stride
-    return [d] if d >= 0 else []
+        return [0, 1] if low < 0 < high else []
+    if stride < 0:
+        stride, low, high = -stride, -high, -low
+    first = max(0, low // stride + 1)
+    last = -(-high // stride) - 1
+    return list(range(first, min(last, first + 1) + 1))

@@ -50,6 +50,8 @@ from schedcc.sched.modulo import ModuloSchedule
 from schedcc.swp.asm_isa import AsmIsa
 from schedcc.swp.asm_liveness import free_registers
 from schedcc.swp.asm_loops import AsmLoop
+from schedcc.swp.asm_predicate import is_scratch
+from schedcc.swp.asm_ranges import range_guard
 from schedcc.swp.codegen import pipelined_passes
 from schedcc.swp.llvm_codegen import NotGenerated
 
@@ -155,6 +157,9 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         ops.append(_Op(_addi(isa, t, t, -(lo + 1), "a run-time check's offset")))
         ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
         ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
+    for item in range_guard(isa, loop, list(x.ranges), ORIG, L, list(x.extends)):
+        ops.append(_Op(label=item) if isinstance(item, str) else
+                   _Op(item, target=next((o.name for o in item.operands if isinstance(o, Label)), None)))
     # into the virtual registers
     entry = len(ops)
     for r in x.written:
@@ -181,9 +186,12 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         back = Instr("blt", None, (xv, kb, Label(K)) if iv.step > 0 else (kb, xv, Label(K)))
     ops.append(_Op(back, target=K))
     ops += [_Op(i) for i in p.epilogue]
-    ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back]
-    # A condition flag dead after the loop is not copied back (there is no flag-to-flag move).
-    ops += [_Op(_move(r, "v:" + r)) for r in x.written if isa.register_class(r) != "fcc" or r in exit_live]
+    # A condition flag dead after the loop and at its top (the original loop may go on) is not
+    # copied back (there is no flag-to-flag move).
+    flag_dead = lambda r: isa.register_class(r) == "fcc" and r not in exit_live and r not in header_live  # noqa: E731
+    ops += [_Op(_move(i.dest.name, i.operands[0].name)) for i in p.copy_back
+            if not flag_dead(i.dest.name.replace("v:", ""))]
+    ops += [_Op(_move(r, "v:" + r)) for r in x.written if not flag_dead(r)]
     inv = isa.inverse[x.branch.opcode]
     ops.append(_Op(Instr(inv, None, x.branch.operands[:-1] + (Label(EXIT),)), target=EXIT))
 
@@ -196,7 +204,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         # pipelined code (not when the loop addresses the stack itself).
         mentioned = _mentioned(x)
         saveable = [r for r in isa.callee_saved_order if r not in mentioned and r not in free and r not in x.written]
-        if isa.sp in mentioned or not saveable:
+        # (the if-converter's scratch bytes below $sp stay below it when $sp moves down)
+        if any(isa.sp in i.uses() and not is_scratch(i, isa) for i in x.original.instrs) or not saveable:
             raise
         ops[len(ops) - 1:len(ops) - 1] = [_Op(isa.spill("ld", r, 0)) for r in saveable]
         ops[entry:entry] = [_Op(isa.spill("st", r, 0)) for r in saveable]

@@ -55,6 +55,7 @@ class AsmIsa:
     stores: dict[str, tuple[int, str]] = {}
     generic: dict[str, str] = {}              # opcode -> the schedcc IR opcode it computes
     addi = sub = sltui = andi = gmove = fmove = ""
+    add = mul = divu = slli = srli = srai = ""  # the run-time checks' (:mod:`schedcc.swp.asm_ranges`)
     sext = ""                                 # sign-extends the low 32 bits with ``sext r, s, 0``
     spills: dict[str, str] = {}               # (f)(ld|st) -> opcode of a 64-bit spill
     jumps: tuple[str, ...] = ()               # unconditional control transfers: no fall-through
@@ -150,6 +151,7 @@ class _LoongArch(AsmIsa):
     loads, stores = loongarch_asm.LOADS, loongarch_asm.STORES
     generic = {"addi.d": "add", "add.d": "add", "sub.d": "sub", "mul.d": "mul", "slli.d": "shl", "move": "mov"}
     addi, sub, sltui, andi, gmove, fmove = "addi.d", "sub.d", "sltui", "andi", "move", "fmov.d"
+    add, mul, divu, slli, srli, srai = "add.d", "mul.d", "div.du", "slli.d", "srli.d", "srai.d"
     sext = "addi.w"
     spills = {"ld": "ld.d", "st": "st.d", "fld": "fld.d", "fst": "fst.d"}
     jumps = ("b", "jr", "ret")
@@ -202,6 +204,7 @@ class _RiscV(AsmIsa):
     generic = {"addi": "add", "add": "add", "sub": "sub", "mul": "mul", "slli": "shl", "mv": "mov", "neg": "neg",
                "li": "mov"}
     addi, sub, sltui, andi, gmove, fmove = "addi", "sub", "sltiu", "andi", "mv", "fmv.d"
+    add, mul, divu, slli, srli, srai = "add", "mul", "divu", "slli", "srli", "srai"
     sext = "addiw"
     spills = {"ld": "ld", "st": "sd", "fld": "fld", "fst": "fsd"}
     jumps = ("j", "jr", "ret", "tail")

@@ -30,7 +30,16 @@ distances (:func:`~schedcc.swp.analysis.memory_distances`). Assembly has lost
 C's ``restrict``, so two base registers may point into the same array: when
 both step alike, the pair becomes a *run-time check* (:class:`Check`): the
 pipelined code runs only if the two are far enough apart that no iterations
-in flight together touch the same bytes, and the dependence is dropped.
+in flight together touch the same bytes, and the dependence is dropped; when they
+step differently (or one does not move), a :class:`~schedcc.swp.asm_ranges.RangeCheck`
+asks that the bytes each touches over the whole loop be disjoint.
+
+An ``int`` read as ``addi.w r, s, c`` (the low 32 bits of s + c, sign-extended) is
+``s + c`` when the value steps by a constant: the tested counter stepping by 1
+behind a check that it and the bound fit in 32 bits (``narrow``), anything else
+behind a check of its lowest and highest values
+(:class:`~schedcc.swp.asm_ranges.SignExtension`); a sign extension of a value
+schedcc cannot follow is an unknown value.
 
 Example::
 
@@ -49,10 +58,12 @@ from dataclasses import dataclass, replace
 
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
-from schedcc.swp.analysis import Refusal, analyse, memory_distances
+from schedcc.swp.analysis import Refusal, analyse, evaluate, memory_distances
+from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
+from schedcc.swp.asm_ranges import MAX_CONST, RangeCheck, SignExtension, range_check, sign_extension
 from schedcc.swp.cfg import back_edges, multi_block_reason
-from schedcc.swp.view import Access, Body, LoopView, NotPipelined, mutable_reaching
+from schedcc.swp.view import Access, Body, Linear, LoopView, NotPipelined, mutable_reaching
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
 INVERSE = LOONGARCH.inverse
@@ -84,6 +95,8 @@ class AsmLoop:
     checks: list[Check]
     isa: AsmIsa = LOONGARCH
     narrow: tuple[str, ...] = ()  # registers the pipelined code requires 32-bit sign-extended on entry
+    ranges: tuple[RangeCheck, ...] = ()  # pairs whose whole-loop address ranges must be disjoint
+    extends: tuple[SignExtension, ...] = ()  # sign extensions that must not change their value
 
     @property
     def name(self) -> str:
@@ -173,15 +186,36 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     reaching, _ = mutable_reaching(instrs_t)
     br = len(instrs_t) - 1
     fixed = frozenset(n for n, ins in enumerate(instrs_t) if isa.is_fixed(ins))
-    sexts = {n: i.operands[0].name for n, i in enumerate(instrs_t) if i.opcode == isa.sext and len(i.operands) == 2
-             and isinstance(i.operands[0], Reg) and i.operands[1] == Const(0)}
-    generic = tuple(Instr("mov", i.dest, (i.operands[0],)) if n in sexts else generic_instr(isa, i)
-                    for n, i in enumerate(instrs_t))
-    body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
-                BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
-                live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
-    view = analyse(body)
+    # addi.w r, s, c: the low 32 bits of s + c, sign-extended (an int index or counter)
+    sexts = {n: (i.operands[0].name, i.operands[1].value) for n, i in enumerate(instrs_t)
+             if i.opcode == isa.sext and len(i.operands) == 2 and isinstance(i.operands[0], Reg)
+             and isinstance(i.operands[1], Const) and isinstance(i.operands[1].value, int)}
+    opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
+    guarded = guarded_meaning(instrs_t, isa)   # if-converted
+    while True:
+        generic = tuple(Instr("opaque", i.dest) if n in opaque else generic_instr(isa, replace(i, opcode=isa.addi))
+                        if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
+        generic = tuple(guarded.get(n, g) for n, g in enumerate(generic))
+        body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
+                    BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
+                    live_out=tuple(written), name=lambda r: r[2:] if r.startswith("v:") else r)
+        view = analyse(body)
+        if isinstance(view, Refusal) or not sexts:
+            break
+        read = evaluate(body, view.inductions)
+        lost = {n for n in sexts if n not in opaque and read(n, generic[n].operands[0]) is None}
+        if not lost:
+            break
+        opaque |= lost
+
+    def sext_refusal(n: int, why: str) -> NotPipelined:
+        src = sexts[n][0]
+        return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
+                  f"{src[2:] if src.startswith('v:') else src}: {why}", "induction")
     if isinstance(view, Refusal):
+        if opaque:
+            return sext_refusal(min(opaque), "its value is not a constant step of the loop, and the loop test "
+                                "depends on it")
         if view.kind == "no-iv":
             return no(f"no induction variable: no register is stepped by a constant ({isa.addi} r, r, c) in the body",
                       "induction")
@@ -196,20 +230,31 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
         return no(f"'{term}' waits for '{iv.reg[2:]}' to step by {abs(iv.step)} onto a value: schedcc checks "
                   "that only for steps that are powers of two", "trip-count")
     narrow: tuple[str, ...] = ()
-    if sexts:
-        ex, src = view.exit, sorted(set(sexts.values()))
-        up = iv.step > 0
-        if src != [iv.reg] or abs(iv.step) != 1 or ex.op not in (("lt", "ne") if up else ("gt", "ne")) \
-                or ex.bound_offset or ex.unsigned or not 0 <= ex.offset * iv.step <= 1 \
-                or (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:")):
-            n = min(sexts)
-            return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
-                      f"{src[0][2:] if src[0].startswith('v:') else src[0]}: schedcc follows that only for the "
-                      "counter tested against the bound, stepping by 1", "induction")
-        narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg) and ex.bound.name != isa.zero else ())
+    extends: list[SignExtension] = []
+    followed = sorted(n for n in sexts if n not in opaque)
+    if followed:
+        ex, up = view.exit, iv.step > 0
+        counter = abs(iv.step) == 1 and ex.op in (("lt", "ne") if up else ("gt", "ne")) \
+            and not ex.bound_offset and not ex.unsigned and 0 <= ex.offset * iv.step <= 1 \
+            and not (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:"))
+        read = evaluate(body, view.inductions)
+        for n in followed:
+            if counter and sexts[n] == (iv.reg, 0):
+                # the tested counter stepping by 1: it and the bound fitting in 32 bits on entry suffice
+                narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg)
+                                          and ex.bound.name != isa.zero else ())
+                continue
+            value = read(n, generic[n].operands[0]) if generic[n].opcode == "add" else None
+            check = sign_extension(n, value.plus(Linear(const=sexts[n][1])) if value is not None else None, isa)
+            if check is None or view.trip.divisor > MAX_CONST:
+                return sext_refusal(n, "schedcc follows a sign extension only of a value stepping by a constant "
+                                    f"of at most {MAX_CONST} from registers on entry, in a loop whose step is at most "
+                                    f"{MAX_CONST}")
+            extends.append(check)
     checks = _checks(instrs_t, view.accesses, isa)
-    view = replace(view, disjoint=frozenset(c.nodes for c in checks))
-    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow)
+    ranges = _ranges(view, {c.nodes for c in checks}, isa)
+    view = replace(view, disjoint=frozenset(c.nodes for c in checks) | frozenset(c.nodes for c in ranges))
+    return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow, ranges, tuple(extends))
 
 
 def _width(ins: Instr) -> int:
@@ -243,3 +288,22 @@ def _checks(instrs: tuple[Instr, ...], accesses: dict[int, Access], isa: AsmIsa 
             out.append(Check((a, b), base(plus[0]), base(minus[0]), sa.const - sb.const, abs(sa.step),
                              max(acc_a.width, acc_b.width)))
     return out
+
+
+def _ranges(view, covered: set[tuple[int, int]], isa: AsmIsa) -> tuple[RangeCheck, ...]:
+    """The pairs of accesses not analysable at compile time nor covered by a :class:`Check`
+    (different strides, an invariant address, an index register) whose whole-loop
+    address ranges a run-time check can prove disjoint (:mod:`schedcc.swp.asm_ranges`)."""
+    out = []
+    if view.trip.divisor > MAX_CONST:
+        return ()
+    nodes = sorted(view.accesses)
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            acc_a, acc_b = view.accesses[a], view.accesses[b]
+            if not (acc_a.write or acc_b.write) or (a, b) in covered or memory_distances(acc_a, acc_b) is not None:
+                continue
+            check = range_check(acc_a, acc_b, isa)
+            if check is not None:
+                out.append(check)
+    return tuple(out)

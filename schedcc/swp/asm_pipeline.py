@@ -28,6 +28,7 @@ from schedcc.frontends.source import Source
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
 from schedcc.swp.asm_codegen import generate_asm
+from schedcc.swp.asm_ifconv import NotConverted, if_convert_asm
 from schedcc.swp.asm_isa import isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_loops import AsmLoop, analyse_asm_loop, find_asm_loops
@@ -52,14 +53,19 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                                       else found.loop.function).name not in functions:
             continue
         base, done = current, ""
-        if isinstance(found, NotPipelined) and "tests at its top" in found.reason:
+        if isinstance(found, NotPipelined) and found.kind == "multi-block":
             try:
-                text, block = rotate_asm(current, found.function.name, found.block.label)
-            except NotRotated as err:
-                found = NotPipelined(found.function, found.block, f"{found.reason}; not rotated: {err}", found.kind)
+                if "tests at its top" in found.reason:
+                    text, block = rotate_asm(current, found.function.name, found.block.label)
+                    done = (f"the loop tests at its top ('{found.block.label}'); rotated to test at its end "
+                            f"in '{block}'")
+                else:
+                    text, block = if_convert_asm(current, found.function.name, found.block.label), found.block.label
+                    done = "if-converted to one block"
+            except (NotRotated, NotConverted) as err:
+                what = "rotated" if isinstance(err, NotRotated) else "if-converted"
+                found = NotPipelined(found.function, found.block, f"{found.reason}; not {what}: {err}", found.kind)
             else:
-                done = (f"the loop tests at its top ('{found.block.label}'); rotated to test at its end "
-                        f"in '{block}'")
                 base = isa.parse(text, source.program.source)
                 func = base.program.function(found.function.name)
                 x = analyse_asm_loop(func, func.block(block), isa)
@@ -99,7 +105,8 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
                 res.reason = f"{done}: {res.reason}"
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
-        res.rotated = bool(done)
+        res.rotated = done.startswith("the loop tests at its top")
+        res.if_converted = done.startswith("if-converted")
         current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
 

@@ -59,6 +59,7 @@ class LoopResult:
     registers_text: str = ""        # how the code generator kept values apart (when not the IR's expansion)
     mii: MII | None = None          # the bounds, also for a loop the modulo scheduler left alone
     rotated: bool = False           # a loop tested at its top, rotated (swp/rotate.py) to be pipelined
+    if_converted: bool = False      # a body of several blocks made one predicated block (swp/asm_ifconv.py)
 
     @property
     def name(self) -> str:

@@ -146,6 +146,36 @@ class Cluster:
             t = self._hierarchical(kind, size, k, n)
         return t + self.launch_overhead
 
+    def net_time(self, kind: str, size: float, ranks: int, stride: int = 1) -> float:
+        """Seconds of :meth:`collective_time` during which each member's NIC carries the
+        collective (its inter-node phase; 0 inside a node). Each device has its own NIC
+        ([dgx]: one per GPU), and a rank's collectives and its pipeline transfers share it;
+        ``net_time / collective_time`` is the share of the NIC the collective keeps busy.
+
+        >>> from schedcc.training.costs import Cluster
+        >>> c = Cluster(peak_flops=1e15, efficiency=0.5, hbm_bw=2e12, link_bw=300e9, link_latency=5e-6,
+        ...             net_bw=25e9, net_latency=1e-5, devices_per_node=8, nodes=4)
+        >>> c.net_time("allreduce", 1e9, 8, 1), c.net_time("send", 1e6, 2, 8) > 0
+        (0.0, True)
+        >>> 0 < c.net_time("allreduce", 1e9, 32, 1) < c.collective_time("allreduce", 1e9, 32, 1)
+        True
+        """
+        if size <= 0:
+            return 0.0
+        bn, an = self._inter()
+        if kind in ("send", "recv"):
+            return an + size / bn if stride >= self.devices_per_node else 0.0
+        k, n = self.placement(ranks, stride)
+        if ranks <= 1 or n == 1:
+            return 0.0
+        if k == 1:
+            return _flat(kind, size, ranks, bn, an, self.inter_algorithm)
+        if kind == "allreduce":
+            return _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
+        if kind in ("allgather", "reduce_scatter"):
+            return _flat(kind, size / k, n, bn, an, "ring")
+        return _flat(kind, size * (n - 1) / n, n * k, bn, an, "ring")
+
     def _hierarchical(self, kind: str, size: float, k: int, n: int) -> float:
         """Intra-node phase over k devices, inter-node phase over n nodes on size/k bytes
         (each device drives its own NIC), then the intra-node phase back."""

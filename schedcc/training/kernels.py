@@ -54,6 +54,18 @@ FLASH_BACKWARD_FACTOR = 2.5  # backward FLOPs / forward FLOPs of FlashAttention 
 # FlashAttention-2, Section 4.1, reports FlashAttention-2 faster than FlashAttention in Triton.
 ATTENTION_KERNEL_SLOWDOWN = {"flash": 1.0, "triton": 1.8}
 
+# Unfused attention: bytes moved per attention score by the softmax, (forward, backward).
+# "unfused": Megatron's fused scale-mask-softmax kernel reads the bf16 scores and writes bf16
+#   probabilities (2 + 2); its backward reads the gradient and the probabilities and writes the
+#   scores' gradient (2 + 2 + 2).
+# "eager": the same softmax as torch operators (Megatron's FusedScaleMaskSoftmax.forward_torch_softmax,
+#   --no-masked-softmax-fusion, softmax in fp32 as --apply-query-key-layer-scaling forces), each
+#   reading and writing the whole score tensor: forward .float() 2 + 4, x the layer-scaling
+#   coefficient 4 + 4, masked_fill 4 + 4, softmax 4 + 4, .bfloat16() 4 + 2 = 36; backward the
+#   casts' 2 + 4 and 4 + 2, softmax's 4 + 4 + 4, masked_fill's 4 + 4, the scaling's 4 + 4 = 40
+#   (without query-key layer scaling the multiply is absent: 28 and 32, not distinguished).
+SOFTMAX_BYTES = {"unfused": (4, 6), "eager": (36, 40)}
+
 
 def _gemm_eff(c: Cluster) -> float:
     return c.gemm_efficiency or c.efficiency

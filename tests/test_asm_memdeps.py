@@ -1,0 +1,222 @@
+"""Memory dependences and sign extensions in assembly loops (issue 19,
+schedcc/swp/asm_ranges.py): two pointers stepping by different strides are separated
+by a run-time check that the bytes each sweeps over the whole loop do not overlap;
+stack slots at distinct offsets never meet (their widths counted); an ``int`` index
+other than the tested counter, read through ``addi.w``, is followed behind a check
+that its first and last values fit in 32 bits. Each program runs under qemu with the
+arrays apart and overlapping, for trip counts 0..24, and must print what the original
+does."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from swp_tools import LA, run, run_program
+from test_asm_rotate import while_form
+from tools import need
+
+from schedcc.frontends import parse_source
+from schedcc.swp.asm_loops import AsmLoop, find_asm_loops
+from schedcc.swp.asm_pipeline import pipeline_asm
+from schedcc.swp.dependences import loop_dag
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "bench" / "corpus"
+
+# a[2i] += b[i] (TSVC s171's shape) without restrict: called with the arrays apart and overlapping.
+STRIDES = """#include "corpus.h"
+KERNEL void k(long n, double *a, const double *b) {
+    for (long i = 0; i < n; i++)
+        a[2 * i] += b[i];
+}
+RUN {
+    double a[2 * LEN + 8], b[LEN];
+    fill(a, 2 * LEN + 8, 1); fill(b, LEN, 2);
+    k(n, a, b); out(a, 2 * LEN + 8);
+    k(n, a, a + 3); out(a, 2 * LEN + 8);
+    k(n, a + 5, a); out(a, 2 * LEN + 8);
+    k(n, a + 2 * n + 1, a); out(a, 2 * LEN + 8);
+}
+"""
+
+# A second int index stepping by 2, read sign-extended (addi.w) to address b.
+SECOND_INDEX = """
+KERNEL void k(int n, double *restrict a, const double *restrict b) {
+    int j = 1;
+    for (int i = 0; i < n; i++) { a[i] = b[j] * a[i] + b[j]; j += 2; }
+}
+RUN { double a[LEN], b[2 * LEN + 2]; fill(a, LEN, 1); fill(b, 2 * LEN + 2, 2); k(n, a, b); out(a, LEN); }
+"""
+
+
+def _kernel_loop(res):
+    (loop,) = [r for r in res.loops if r.name.startswith("k/")]
+    return loop
+
+
+def test_pointers_with_different_strides_are_pipelined_behind_a_range_check(tmp_path):
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    c, s = tmp_path / "strides.c", tmp_path / "strides.s"
+    c.write_text(STRIDES)
+    run(["clang-16", *LA, "-fno-math-errno", "-O2", "-S", f"-I{CORPUS}", c, "-o", s])
+    source = parse_source(s.read_text(), str(s))
+    (x,) = [f for f in find_asm_loops(source) if isinstance(f, AsmLoop) and f.name.startswith("k/")]
+    assert x.ranges and not x.checks            # different strides: the whole-loop ranges are checked
+    res = pipeline_asm(source, "la464")
+    loop = _kernel_loop(res)
+    assert loop.pipelined, loop.reason
+    assert loop.schedule.ii < loop.cycles_before
+    guard = "\n".join(loop.code[0][1])
+    assert ".apart0" in guard and guard.count(".orig") >= 3
+    out = tmp_path / "strides.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)
+
+
+def test_riscv_pointers_with_different_strides_compute_the_same(tmp_path):
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-riscv64")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_mca_loops import FLAGS, run_riscv
+    c, s = tmp_path / "rv.c", tmp_path / "rv.s"
+    c.write_text(STRIDES)
+    run(["clang-16", *FLAGS, "-S", f"-I{CORPUS}", c, "-o", s])
+    text = s.read_text()
+    res = pipeline_asm(parse_source(text, str(s)), "sifive-u74")
+    loop = _kernel_loop(res)
+    assert loop.pipelined, loop.reason
+    assert run_riscv(res.text, tmp_path, "pipelined") == run_riscv(text, tmp_path, "original")
+
+
+def test_a_second_int_index_is_followed_behind_a_check_that_it_fits_in_32_bits(tmp_path):
+    need("clang-16", "opt-16", "llc-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    path = while_form(tmp_path, "second", SECOND_INDEX)
+    text = path.read_text()
+    res = pipeline_asm(parse_source(text, str(path)), "la464")
+    loop = _kernel_loop(res)
+    assert loop.pipelined, loop.reason
+    guard = "\n".join(loop.code[0][1])
+    assert "srai.d" in guard and "sltui" in guard      # (value >> 31) is 0 or -1
+    out = tmp_path / "second.swp.s"
+    out.write_text(res.text)
+    assert run_program(path) == run_program(out)
+
+
+STACK = """\t.text
+f:
+.L1:
+\tfld.d\t$fa0, $sp, 8
+\tfadd.d\t$fa0, $fa0, $fa1
+\tfst.d\t$fa0, $sp, 16
+\tld.w\t$a3, $sp, 12
+\tst.d\t$a3, $a1, 0
+\taddi.d\t$a1, $a1, 8
+\taddi.d\t$a0, $a0, -1
+\tbnez\t$a0, .L1
+\tret
+"""
+
+
+def test_distinct_stack_slots_never_meet_overlapping_ones_do():
+    (x,) = find_asm_loops(parse_source(STACK, "stack.s"))
+    g = loop_dag(x.loop, "la464")
+    mem = {(d.src, d.dst) for d in g.deps if d.kind == "MEM"}
+    assert (0, 2) not in mem and (2, 0) not in mem    # [$sp + 8] and [$sp + 16], 8 bytes each: apart
+    assert (2, 3) not in mem and (3, 2) not in mem      # ld.w [$sp + 12] vs fst.d [$sp + 16]: apart
+    # fld.d [$sp + 8] covers bytes 8..15, ld.w [$sp + 12] bytes 12..15: a store to one meets the other
+    text = STACK.replace("\tfst.d\t$fa0, $sp, 16", "\tfst.d\t$fa0, $sp, 8")
+    (y,) = find_asm_loops(parse_source(text, "stack.s"))
+    mem = {(d.src, d.dst, d.distance) for d in loop_dag(y.loop, "la464").deps if d.kind == "MEM"}
+    assert (2, 3, 0) in mem and (3, 2, 1) in mem
+
+
+STRIDE24 = """\t.text
+f:
+.L1:
+\tfld.d\t$fa0, $a1, 0
+\tfld.d\t$fa1, $a2, 0
+\tfadd.d\t$fa0, $fa1, $fa0
+\tfst.d\t$fa0, $a1, 0
+\taddi.d\t$a1, $a1, 24
+\taddi.d\t$a2, $a2, 8
+\taddi.d\t$a0, $a0, -1
+\tbnez\t$a0, .L1
+\tret
+"""
+
+
+def _passes(code, regs: dict[str, int]) -> bool:
+    """Runs the guard's code (64-bit arithmetic): True unless it branches to ORIG."""
+    mask = (1 << 64) - 1
+
+    def signed(v):
+        v &= mask
+        return v - (1 << 64) if v >> 63 else v
+    regs = dict(regs, **{"$zero": 0})
+    at = {item: n for n, item in enumerate(code) if isinstance(item, str)}
+    n = 0
+    while n < len(code):
+        ins = code[n]
+        n += 1
+        if isinstance(ins, str):
+            continue
+        ops = [regs[o.name] if hasattr(o, "name") and o.name in regs else getattr(o, "value", None)
+               for o in ins.operands]
+        target = ins.operands[-1].name if ins.opcode.startswith("b") else None
+        op = ins.opcode
+        if op in ("blt", "bge", "bne", "bnez", "beqz"):
+            taken = {"blt": lambda: ops[0] < ops[1], "bge": lambda: ops[0] >= ops[1], "bne": lambda: ops[0] != ops[1],
+                     "bnez": lambda: ops[0] != 0, "beqz": lambda: ops[0] == 0}[op]()
+            if taken:
+                if target == "ORIG":
+                    return False
+                n = at[target]
+            continue
+        value = {"addi.d": lambda: ops[0] + ops[1], "add.d": lambda: ops[0] + ops[1], "sub.d": lambda: ops[0] - ops[1],
+                 "mul.d": lambda: ops[0] * ops[1], "slli.d": lambda: ops[0] << ops[1],
+                 "srli.d": lambda: (ops[0] & mask) >> ops[1], "srai.d": lambda: ops[0] >> ops[1],
+                 "div.du": lambda: (ops[0] & mask) // (ops[1] & mask),
+                 "sltui": lambda: int((ops[0] & mask) < (ops[1] & mask)),
+                 "addi.w": lambda: signed(((ops[0] + ops[1]) & 0xFFFFFFFF) << 32) >> 32}[op]()
+        regs[ins.dest.name] = signed(value)
+    return True
+
+
+def test_the_range_check_passes_exactly_when_the_swept_spans_are_apart():
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    (x,) = find_asm_loops(parse_source(STRIDE24, "s24.s"))
+    assert len(x.ranges) == 1 and not x.checks      # strides 24 and 8: not a power of two, shifts and adds
+    code = range_guard(LOONGARCH, x.loop, list(x.ranges), "ORIG", ".L1", list(x.extends))
+    assert not any(getattr(i, "opcode", "") == "mul.d" for i in code)   # one temporary register
+    seen = set()
+    for trips in (1, 2, 3, 7):
+        for a1 in range(800, 1100, 8):
+            a2 = 1000
+            store = {a1 + 24 * k + b for k in range(trips) for b in range(8)}
+            load = {a2 + 8 * k + b for k in range(trips) for b in range(8)}
+            # the check compares the spans (a store interleaved with the loads is refused too)
+            apart = max(store) < min(load) or max(load) < min(store)
+            passes = _passes(code, {"$a0": trips, "$a1": a1, "$a2": a2})
+            assert passes == apart, (trips, a1)
+            assert not passes or not store & load
+            seen.add(apart)
+    assert seen == {True, False}
+    assert not _passes(code, {"$a0": 1 << 40, "$a1": 0, "$a2": 1 << 50})    # m >= 2^32: nothing may wrap
+
+
+def test_the_sign_extension_check_refuses_an_index_that_leaves_32_bits():
+    from test_asm_rotate import WHILE
+
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    from schedcc.swp.asm_rotate import rotate_asm
+    text, body = rotate_asm(parse_source(WHILE.replace("\taddi.d\t$a2, $a2, 1", "\taddi.d\t$a2, $a2, 2"), "w.s"),
+                            "f", ".L1")
+    (x,) = [f for f in find_asm_loops(parse_source(text, "w.s")) if isinstance(f, AsmLoop)]
+    assert x.extends and not x.narrow            # a step of 2: first and last values checked
+    code = range_guard(LOONGARCH, x.loop, [], "ORIG", body, list(x.extends))
+    assert _passes(code, {"$a0": 100, "$a2": 0, "$a3": 0})
+    assert _passes(code, {"$a0": (1 << 31) - 1, "$a2": (1 << 31) - 9, "$a3": 0})
+    assert not _passes(code, {"$a0": (1 << 31) + 2, "$a2": (1 << 31) - 9, "$a3": 0})   # its last value wraps
+    assert not _passes(code, {"$a0": 10, "$a2": -(1 << 31) - 5, "$a3": 0})
