@@ -10,16 +10,20 @@ scheduler and its three older passes (torch._inductor.comms), and schedcc's
 order, and prints the predicted step time and exposed communication of each.
 Every schedcc-reordered graph is linted and, with --run, run against the
 original on random inputs (collectives stood in by schedcc.torch.spmd).
+Beside them, the lower bound on the exposed communication of every order
+(schedcc.torch.fx_bound) and the share of the gap between Inductor's order and
+the bound that schedcc's order closes.
 
 Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run] [--json out.json]
-        [--save DIR | --saved DIR]
+        [--save DIR | --saved DIR] [--bounds-only]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
-percent more nodes.)
+percent more nodes. --bounds-only prints each graph's bound under both
+estimates and nothing else: a second or so per graph.)
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ import torch_models as tm  # noqa: E402
 
 from schedcc.target import load_target  # noqa: E402
 from schedcc.torch import spmd  # noqa: E402
+from schedcc.torch.fx_bound import step_bound  # noqa: E402
 from schedcc.torch.fx_graph import build_step  # noqa: E402
-from schedcc.torch.fx_reorder import reorder  # noqa: E402
+from schedcc.torch.fx_reorder import durations, reorder  # noqa: E402
 from schedcc.torch.inductor import compare_orders  # noqa: E402
 
 TARGET = "h100-8x"
@@ -62,14 +67,20 @@ def one(family: str, size: str, run: bool, saved: str | None = None, save: str |
     capture_s = time.process_time() - t
     step = build_step(gm, load_target(TARGET), groups)
     rows = compare_orders(step)
+    t = time.process_time()
+    bounds = {est: step_bound(step, durations(step, est)).to_json() for est in ("schedcc", "inductor")}
+    bound_s = time.process_time() - t
     original = copy.deepcopy(gm)
     t = time.process_time()
     reorder(gm, TARGET, groups=groups)
     reorder_s = time.process_time() - t
     gm.graph.lint()
+    t = time.process_time()
     diffs = spmd.compare(original, gm, default_size=tm.WORLD) if run else None
+    run_s = time.process_time() - t if run else None
     return {"family": family, "size": size, "nodes": len(step), "collectives": len(step.collectives()),
-            "capture_s": capture_s, "reorder_s": reorder_s, "rows": rows, "mismatches": diffs}
+            "capture_s": capture_s, "reorder_s": reorder_s, "bound_s": bound_s, "run_s": run_s, "rows": rows,
+            "bounds": bounds, "mismatches": diffs}
 
 
 def best_peer(rows: list[dict], est: str) -> dict:
@@ -82,10 +93,18 @@ def row_of(rows, est, order):
     return next(r for r in rows if r["estimates"] == est and r["order"] == order)
 
 
+def closed(ref: dict, mine: dict, bound: float) -> str:
+    """The share of the gap between *ref*'s exposed communication and the bound that *mine* closes."""
+    if ref["error"] or ref["exposed_us"] - bound < 0.05:
+        return "at bound" if not ref["error"] else "-"
+    return f"{(ref['exposed_us'] - mine['exposed_us']) / (ref['exposed_us'] - bound) * 100:.0f}%"
+
+
 def table(results: list[dict]) -> str:
     out = ["| graph | nodes | estimates | original step / exposed (us) | overlap scheduler | best comms pass "
-           "| schedcc | schedcc vs overlap sched. (exposed) | vs best pass (exposed) |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+           "| schedcc | bound (exposed) | schedcc vs overlap sched. (exposed) | vs best pass (exposed) "
+           "| gap closed vs overlap sched. | vs best pass |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
@@ -100,18 +119,28 @@ def table(results: list[dict]) -> str:
                 if r["error"] or not r["exposed_us"]:
                     return "-"
                 return f"{(s['exposed_us'] - r['exposed_us']) / r['exposed_us'] * 100:+.0f}%"
+            bound = res["bounds"][est]["exposed_us"]
             out.append(f"| {res['family']} {res['size']} | {res['nodes']} | {est} | {cell(o)} | {cell(ov)} | "
-                       f"{cell(bp)} ({bp['order']}) | {cell(s)} | {rel(ov)} | {rel(bp)} |")
+                       f"{cell(bp)} ({bp['order']}) | {cell(s)} | {bound:.0f} | {rel(ov)} | {rel(bp)} | "
+                       f"{closed(ov, s, bound)} | {closed(bp, s, bound)} |")
     return "\n".join(out)
 
 
 def summary(results: list[dict]) -> dict:
-    worse_ov, worse_any, rel_ov, rel_any = 0, 0, [], []
+    """Medians over the graph x estimate pairs whose reference exposes some communication. A
+    median is monotone in each value, so the median of the bound's reductions is the largest
+    median reduction any order could reach."""
+    worse_ov, worse_any, rel_ov, rel_any, best_ov, best_any = 0, 0, [], [], [], []
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
             s, ov = row_of(rows, est, "schedcc"), row_of(rows, est, "overlap-scheduler")
             bp = best_peer(rows, est)
+            bound = res["bounds"][est]["exposed_us"]
+            if ov["error"] is None and ov["exposed_us"]:
+                best_ov.append((bound - ov["exposed_us"]) / ov["exposed_us"])
+            if bp["exposed_us"]:
+                best_any.append((bound - bp["exposed_us"]) / bp["exposed_us"])
             if ov["error"] is None and s["step_us"] > ov["step_us"] + 1e-9:
                 worse_ov += 1
             if s["step_us"] > bp["step_us"] + 1e-9:
@@ -125,6 +154,10 @@ def summary(results: list[dict]) -> dict:
             "schedcc slower than the best Inductor pass": worse_any,
             "median exposed vs overlap scheduler": statistics.median(rel_ov) if rel_ov else None,
             "median exposed vs best Inductor pass": statistics.median(rel_any) if rel_any else None,
+            "median of the bound vs overlap scheduler (no order can do better)":
+                statistics.median(best_ov) if best_ov else None,
+            "median of the bound vs best Inductor pass (no order can do better)":
+                statistics.median(best_any) if best_any else None,
             "mismatches": (sum(len(r["mismatches"]) for r in results)
                            if all(r["mismatches"] is not None for r in results) else "not run (--run)")}
 
@@ -141,6 +174,24 @@ def big_graph() -> dict:
             "before_us": r.before.step_time_us, "after_us": r.after.step_time_us}
 
 
+def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
+    """Lines of *family*-*size*'s lower bound under both estimates, nothing run."""
+    groups = None
+    if saved:
+        import torch
+        gm, groups = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module, {"0": tm.WORLD}
+    else:
+        gm, _ = tm.capture_family(family, size, functional=True)
+    step = build_step(gm, load_target(TARGET), groups)
+    out = []
+    for est in ("schedcc", "inductor"):
+        t = time.process_time()
+        b = step_bound(step, durations(step, est))
+        out.append(f"{family} {size} ({len(step)} nodes), {est} estimates: exposed >= {b.exposed_us:.1f} us, "
+                   f"step >= {b.step_us:.1f} us ({b.argument}; {time.process_time() - t:.2f} s CPU)")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="small,large")
@@ -150,15 +201,22 @@ def main() -> int:
     ap.add_argument("--json", help="write the results as JSON")
     ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
     ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
+    ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
     args = ap.parse_args()
+    if args.bounds_only:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print("\n".join(bounds_only(family, size, args.saved)), flush=True)
+        return 0
     results = []
     for size in args.sizes.split(","):
         for family in args.families.split(","):
             res = one(family, size, args.run, args.saved, args.save)
             results.append(res)
             print(f"{family} {size}: {res['nodes']} nodes, {res['collectives']} collectives, capture "
-                  f"{res['capture_s']:.1f} s, reorder {res['reorder_s']:.2f} s CPU"
-                  + (f", mismatches {len(res['mismatches'])}" if res["mismatches"] is not None else ""),
+                  f"{res['capture_s']:.1f} s, reorder {res['reorder_s']:.2f} s, bound {res['bound_s']:.2f} s CPU"
+                  + (f", run {res['run_s']:.1f} s CPU, mismatches {len(res['mismatches'])}"
+                     if res["mismatches"] is not None else ""),
                   flush=True)
     print()
     print(table(results))

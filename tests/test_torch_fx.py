@@ -181,6 +181,9 @@ def test_cli_reorders_a_saved_graph_and_writes_one_that_computes_the_same(saved,
     r = schedcc("fx", saved, "--target", "h100-8x", "--group", "0=4", "-o", out)
     assert r.returncode == 0, r.stderr
     assert "original" in r.stdout and "schedcc" in r.stdout and f"wrote {out}" in r.stderr
+    rows = {line[:32].strip(): line[32:].split() for line in r.stdout.splitlines() if line.startswith("  ")}
+    assert float(rows["any order (lower bound)"][-1]) <= float(rows["schedcc"][-1])  # exposed (us)
+    assert "  bound: " in r.stdout
     before, after = torch.export.load(saved).graph_module, torch.export.load(out).graph_module
     after.graph.lint()
     assert spmd.compare(before, after, default_size=tm.WORLD) == []

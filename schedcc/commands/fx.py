@@ -15,9 +15,10 @@ Read an FX graph saved with torch.export.save (functional collectives
 torch.ops._c10d_functional.* and their wait_tensor; docs/torch.md shows how to
 capture one on CPU), price every node from its tensor metadata on a cluster
 model, find schedcc's order and report the step time and exposed communication
-before and after; -o writes the reordered graph (a .pt2 again). --compare also
-runs Inductor's overlap scheduler and its older reordering passes on the same
-graph, under schedcc's cost model and under Inductor's own estimates.
+before and after, and a lower bound on the exposed communication of any order;
+-o writes the reordered graph (a .pt2 again). --compare also runs Inductor's
+overlap scheduler and its older reordering passes on the same graph, under
+schedcc's cost model and under Inductor's own estimates.
 
 examples:
   schedcc fx step.pt2 --target h100-8x -o step.reordered.pt2
@@ -88,11 +89,21 @@ def run(args: argparse.Namespace) -> int:
     gm = ep.graph_module
     rows = None
     if args.compare:
+        from schedcc.torch.fx_bound import step_bound
         from schedcc.torch.fx_graph import build_step
+        from schedcc.torch.fx_reorder import durations
         from schedcc.torch.inductor import compare_orders
-        rows = compare_orders(build_step(gm, target, groups, args.file), exact=exact)
+        step = build_step(gm, target, groups, args.file)
+        rows = compare_orders(step, exact=exact)
+        for est in ("schedcc", "inductor"):  # after each estimates' rows: the bound of any order
+            b = step_bound(step, durations(step, est))
+            at = max(k for k, r in enumerate(rows) if r["estimates"] == est) + 1
+            rows.insert(at, {"estimates": est, "order": "lower bound (any order)", "step_us": b.step_us,
+                             "exposed_us": b.exposed_us, "comm_us": None, "error": None,
+                             "argument": b.argument})
     from schedcc.torch.fx_reorder import reorder
-    result = reorder(gm, target, groups=groups, estimates=args.estimates, exact=exact, source=args.file)
+    result = reorder(gm, target, groups=groups, estimates=args.estimates, exact=exact, source=args.file,
+                     bound=True)
     if args.output:
         import torch
         buf = io.BytesIO()
@@ -116,8 +127,14 @@ def format_result(name: str, target: str, result, rows) -> str:
              f"  {'order':<30}{'step (us)':>12}{'comm (us)':>12}{'exposed (us)':>14}"]
     for label, r in (("original", b), ("schedcc", a)):
         lines.append(f"  {label:<30}{r.step_time_us:>12.1f}{r.comm_us:>12.1f}{r.exposed_comm_us:>14.1f}")
+    bound = result.bound
+    if bound is not None:
+        lines.append(f"  {'any order (lower bound)':<30}{bound.step_us:>12.1f}{'':>12}{bound.exposed_us:>14.1f}")
     gain = (b.step_time_us - a.step_time_us) / b.step_time_us * 100 if b.step_time_us else 0.0
     lines.append(f"  schedcc: {a.note or 'the graph' + chr(39) + 's own order'}; step {gain:.1f}% shorter")
+    if bound is not None:
+        lines.append(f"  bound: {bound.argument}; schedcc's order exposes "
+                     f"{max(0.0, a.exposed_comm_us - bound.exposed_us):.1f} us more than it")
     for group in result.assumed_groups:
         lines.append(f"  note: process group '{group}' does not say its size: priced as the whole cluster "
                      f"(say --group {group}=N)")

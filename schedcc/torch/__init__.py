@@ -1,7 +1,8 @@
 """PyTorch in. Importing this package imports no torch.
 
 * FX graphs reordered to hide their collectives (docs/torch-fx.md): ``fx_ops``, ``fx_graph``,
-  ``fx_order``, ``fx_streams``, ``fx_best``, ``fx_reorder``, ``inductor``, ``capture``, ``spmd``.
+  ``fx_order``, ``fx_streams``, ``fx_best``, ``fx_reorder``, ``fx_bound`` (a lower bound on the exposed
+  communication of any order), ``inductor``, ``capture``, ``spmd``.
 * Profiler traces of real runs (docs/traces.md): :mod:`schedcc.torch.kineto` (read),
   :mod:`schedcc.torch.replay` (replay, measured vs replayed), :mod:`schedcc.torch.exposed`
   (HTA's exposed communication), :mod:`schedcc.torch.whatif` (what-ifs); reading a trace

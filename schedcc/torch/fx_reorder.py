@@ -40,6 +40,7 @@ class Reordered:
     order: list[str]
     estimates: str
     assumed_groups: tuple[str, ...] = ()
+    bound: object = None  # a schedcc.torch.fx_bound.ExposedBound when asked for (bound=True)
 
     @property
     def changed(self) -> bool:
@@ -48,7 +49,8 @@ class Reordered:
     def to_json(self) -> dict:
         return {"estimates": self.estimates, "nodes": len(self.order),
                 "before": self.before.to_json(summary=True), "after": self.after.to_json(summary=True),
-                "assumed_groups": list(self.assumed_groups)}
+                "assumed_groups": list(self.assumed_groups),
+                **({"bound": self.bound.to_json()} if self.bound is not None else {})}
 
 
 def target_of(cluster):
@@ -72,13 +74,14 @@ def durations(step, estimates: str = "schedcc") -> list[int]:
 
 
 def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[str, int] | None = None,
-            estimates: str = "schedcc", exact=None, source: str = "<graph>") -> Reordered:
+            estimates: str = "schedcc", exact=None, source: str = "<graph>", bound: bool = False) -> Reordered:
     """Reorder the nodes of *gm* (a ``GraphModule``, or a ``Graph`` that has one) in place so
     that its collectives hide behind compute on *cluster* (a cluster model's name or
     ``Target``). *groups* sizes process groups the graph does not size (``{"0": 8}``);
     *estimates* is ``"schedcc"`` (the cluster cost model) or ``"inductor"`` (Inductor's
     roofline and NCCL estimates); *exact* (a :class:`schedcc.sched.cpsat.Limits`) adds CP-SAT.
-    The graph keeps its order when nothing is faster. Raises :class:`SchedccError` naming the
+    The graph keeps its order when nothing is faster. With *bound*, the result also holds the
+    lower bound on the exposed communication of every order (:mod:`schedcc.torch.fx_bound`). Raises :class:`SchedccError` naming the
     op and node that cannot be priced. O(k (n + e) log n) for n nodes, e uses, k candidates.
     """
     from schedcc.torch.fx_graph import build_step
@@ -98,9 +101,13 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
         dur = durations(step, estimates)
         before = simulate(step, current_order(step), dur, "original")
         order, after = best_order(step, dur, exact)
+        floor = None
+        if bound:
+            from schedcc.torch.fx_bound import step_bound
+            floor = step_bound(step, dur)
     check_order(step, order)
     write_back(step, order)
-    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed)
+    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed, floor)
 
 
 def post_grad_pass(cluster="h100-8x", **options):
