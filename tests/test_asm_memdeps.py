@@ -220,3 +220,64 @@ def test_the_sign_extension_check_refuses_an_index_that_leaves_32_bits():
     assert _passes(code, {"$a0": (1 << 31) - 1, "$a2": (1 << 31) - 9, "$a3": 0})
     assert not _passes(code, {"$a0": (1 << 31) + 2, "$a2": (1 << 31) - 9, "$a3": 0})   # its last value wraps
     assert not _passes(code, {"$a0": 10, "$a2": -(1 << 31) - 5, "$a3": 0})
+
+
+# Two pointers stepping by 512 bytes (a[64i] = f(b[64i]), no restrict): the run-time check's
+# window (stride * stages + width either side) is beyond a 12-bit immediate.
+WIDE = """#include "corpus.h"
+KERNEL void k(long n, double *a, const double *b) {
+    for (long i = 0; i < n; i++)
+        a[64 * i] = b[64 * i] * b[64 * i] + b[64 * i];
+}
+RUN {
+    double a[64 * LEN + 600], b[64 * LEN + 600];
+    fill(a, 64 * LEN + 600, 1); fill(b, 64 * LEN + 600, 2);
+    k(n, a, b); out(a, 64 * LEN + 600);
+    k(n, a, a + 1); out(a, 64 * LEN + 600);
+    k(n, a + 64, a); out(a, 64 * LEN + 600);
+    k(n, a, a + 64 * 6); out(a, 64 * LEN + 600);
+    k(n, a, a + 64 * 7); out(a, 64 * LEN + 600);
+    k(n, a + 64 * 7, a); out(a, 64 * LEN + 600);
+}
+"""
+
+
+def test_a_check_whose_window_needs_a_large_constant_is_built_in_the_guard(tmp_path):
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    c, s = tmp_path / "wide.c", tmp_path / "wide.s"
+    c.write_text(WIDE)
+    run(["clang-16", *LA, "-fno-math-errno", "-O2", "-S", f"-I{CORPUS}", c, "-o", s])
+    res = pipeline_asm(parse_source(s.read_text(), str(s)), "la464")
+    loop = _kernel_loop(res)
+    assert loop.pipelined, loop.reason
+    guard = "\n".join(loop.code[0][1])
+    assert "lu12i.w" in guard and "srli.d" in guard     # the window is beyond an addi/sltui immediate
+    out = tmp_path / "wide.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)
+
+
+def test_load_const_builds_every_64_bit_value():
+    from schedcc.swp.asm_isa import LOONGARCH
+
+    def execute(code) -> int:
+        r = 0
+        for ins in code:
+            v = ins.operands[-1].value
+            if ins.opcode == "lu12i.w":
+                r = ((v << 12) & 0xFFFFFFFF) - ((v << 12) & 0x80000000) * 2
+            elif ins.opcode == "ori":
+                r |= v
+            elif ins.opcode == "lu32i.d":
+                r = (r & 0xFFFFFFFF) | ((v & 0xFFFFF) << 32) | (-(1 << 52) if v < 0 else 0)
+            else:
+                assert ins.opcode == "lu52i.d"
+                r = (r & ((1 << 52) - 1)) | (v << 52)
+            r = (r + (1 << 63)) % (1 << 64) - (1 << 63)
+        return r
+
+    for value in (0, 1, 2047, 2048, 2783, -2049, 0x7FFFFFFF, -(1 << 31), 1 << 31, 0xFFFFFFFF, 1 << 32,
+                  -(1 << 40) + 5, (1 << 51) + 3, -(1 << 63), (1 << 63) - 1, 0x123456789ABCDEF0, 0x923456789ABCDEF0 - (1 << 64)):
+        code = LOONGARCH.load_const("$t0", value)
+        assert execute(code) == value, (value, [str(i) for i in code])
+        assert len(code) <= 4

@@ -74,6 +74,24 @@ def _addi(isa: AsmIsa, dst: str, src: str, value: int, what: str) -> Instr:
     return Instr(isa.addi, Reg(dst), (Reg(src), _imm(value, what)))
 
 
+def _unsigned_below(isa: AsmIsa, t: str, first: str, second: str, offset: int, limit: int) -> list[Instr]:
+    """t = 1 when ``first - second + offset`` (modulo 2^64) is below *limit* unsigned,
+    or possibly when it is a little above (never 0 when it is below): constants beyond
+    a 12-bit immediate are built in t first (``offset``), or both sides are shifted right
+    (``limit``: x < limit implies x >> s < ceil(limit / 2^s))."""
+    if -2048 <= offset <= 2047:
+        out = [Instr(isa.sub, Reg(t), (Reg(first), Reg(second))), Instr(isa.addi, Reg(t), (Reg(t), Const(offset)))]
+    else:
+        out = isa.load_const(t, offset) + [Instr(isa.add, Reg(t), (Reg(t), Reg(first))),
+                                           Instr(isa.sub, Reg(t), (Reg(t), Reg(second)))]
+    shift = 0
+    while -(-limit >> shift) > 2047:
+        shift += 1
+    if shift:
+        out.append(Instr(isa.srli, Reg(t), (Reg(t), Const(shift))))
+    return out + [Instr(isa.sltui, Reg(t), (Reg(t), Const(-(-limit >> shift))))]
+
+
 def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: RegisterPressure,
                  live: dict[str, frozenset[str]]) -> tuple[str, list[tuple[str, list[str]]], str]:
     """The whole text with loop *x* pipelined, the new code (label, lines) for reports,
@@ -153,9 +171,8 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
             continue
         lo = -K_ - max(d.offset for d in group)
         hi = K_ - min(d.offset for d in group)
-        ops.append(_Op(Instr(isa.sub, Reg(t), (Reg(c.first), Reg(c.second)))))
-        ops.append(_Op(_addi(isa, t, t, -(lo + 1), "a run-time check's offset")))
-        ops.append(_Op(Instr(isa.sltui, Reg(t), (Reg(t), _imm(hi - lo - 1, "a run-time check's range")))))
+        for ins in _unsigned_below(isa, t, c.first, c.second, -(lo + 1), hi - lo - 1):
+            ops.append(_Op(ins))
         ops.append(_Op(Instr("bnez", None, (Reg(t), Label(ORIG))), target=ORIG))
     for item in range_guard(isa, loop, list(x.ranges), ORIG, L, list(x.extends)):
         ops.append(_Op(label=item) if isinstance(item, str) else

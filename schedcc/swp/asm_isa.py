@@ -130,6 +130,11 @@ class AsmIsa:
         """Operands the instruction carries as attributes (a rounding mode)."""
         return []
 
+    def load_const(self, dst: str, value: int) -> list[Instr]:
+        """Instructions that set *dst* to the 64-bit constant *value* (any value,
+        two's complement), for a guard's constant too large for an immediate."""
+        raise NotImplementedError
+
 
 class _LoongArch(AsmIsa):
     name = "loongarch64"
@@ -183,6 +188,30 @@ class _LoongArch(AsmIsa):
     def offset_range(self, opcode: str) -> tuple[int, int]:
         return (-32768, 32764) if "ptr" in opcode else (-2048, 2047)
 
+    def load_const(self, dst: str, value: int) -> list[Instr]:
+        """``lu12i.w`` + ``ori`` (bits 31..0), then ``lu32i.d`` (51..32) and ``lu52i.d``
+        (63..52) only where the value is not the sign extension of the lower part.
+
+        >>> [str(i) for i in LOONGARCH.load_const("$t0", 2783)]
+        ['$t0 = lu12i.w 0', '$t0 = ori $t0, 2783']
+        >>> [str(i) for i in LOONGARCH.load_const("$t0", -(1 << 40) + 5)]
+        ['$t0 = lu12i.w 0', '$t0 = ori $t0, 5', '$t0 = lu32i.d -256']
+        """
+        u = value & (1 << 64) - 1
+
+        def signed(x: int, bits: int) -> int:
+            return x - (1 << bits) if x >> (bits - 1) else x
+
+        r = Reg(dst)
+        out = [Instr("lu12i.w", r, (Const(signed(u >> 12 & 0xFFFFF, 20)),))]
+        if u & 0xFFF:
+            out.append(Instr("ori", r, (r, Const(u & 0xFFF))))
+        if signed(u & 0xFFFFFFFF, 32) != signed(u, 64):
+            out.append(Instr("lu32i.d", r, (Const(signed(u >> 32 & 0xFFFFF, 20)),)))
+            if signed(u & (1 << 52) - 1, 52) != signed(u, 64):
+                out.append(Instr("lu52i.d", r, (r, Const(signed(u >> 52, 12)))))
+        return out
+
 
 class _RiscV(AsmIsa):
     name = "riscv64"
@@ -230,6 +259,14 @@ class _RiscV(AsmIsa):
 
     def mem_text(self, base: str, offset: str, second: str | None = None) -> str:
         return f"{second if second is not None else offset}({base})"
+
+    def load_const(self, dst: str, value: int) -> list[Instr]:
+        """The assembler's ``li`` (it expands any 64-bit value).
+
+        >>> [str(i) for i in RISCV.load_const("t0", 2783)]
+        ['t0 = li 2783']
+        """
+        return [Instr("li", Reg(dst), (Const(value),))]
 
     def format_extra(self, ins: Instr) -> list[str]:
         rm = ins.attr("rm")
