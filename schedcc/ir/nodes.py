@@ -188,6 +188,15 @@ class Attr:
         return repr(self.value)
 
 
+def rename_operand(op: "Operand", names: "dict[str, str]") -> "Operand":
+    """*op* with its registers renamed by *names*: a register, or the registers of an address. O(terms)."""
+    if isinstance(op, Reg):
+        return Reg(names.get(op.name, op.name))
+    if isinstance(op, Mem):
+        return Mem(op.array, Affine.of({names.get(t, t): c for t, c in op.index.terms}, op.index.const))
+    return op
+
+
 @dataclass(frozen=True)
 class Instr:
     """One three-address instruction.
@@ -204,6 +213,17 @@ class Instr:
     loc: Loc | None = field(default=None, compare=False)
     syntax: str = field(default="named", compare=False)
     opcode_loc: Loc | None = field(default=None, compare=False)  # where the opcode is written
+
+    def renamed(self, names: "dict[str, str]") -> "Instr":
+        """This instruction with its registers renamed by *names* (a register not in it keeps its name),
+        in the destination, the operands and their addresses; everything else is kept. O(operands).
+
+        >>> i = Instr("add", Reg("a"), (Reg("b"), Mem("A", Affine.of({"b": 1}, 8))))
+        >>> format_instr(i.renamed({"a": "x", "b": "y"}))
+        'x = add y, A[y + 8]'
+        """
+        dest = Reg(names.get(self.dest.name, self.dest.name)) if self.dest is not None else None
+        return replace(self, dest=dest, operands=tuple(rename_operand(o, names) for o in self.operands))
 
     # -- dataflow ---------------------------------------------------------
     def defs(self) -> tuple[str, ...]:

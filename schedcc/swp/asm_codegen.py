@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from schedcc.ir import Affine, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.ir import Const, Instr, Label, Mem, Reg, Sym
 from schedcc.sched.lifetimes import RegisterPressure
 from schedcc.sched.modulo import ModuloSchedule
 from schedcc.swp.asm_isa import AsmIsa
@@ -249,7 +249,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         if op.label is not None:
             body.append(f"{op.label}:")
             continue
-        ins = _substitute(op.instr, colour)
+        ins = op.instr.renamed(colour)
         if ins.opcode in (isa.gmove, isa.fmove) and ins.dest == ins.operands[0]:
             continue
         body.append("\t" + _format(ins, isa))
@@ -357,18 +357,6 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
     return colour
 
 
-def _substitute(ins: Instr, colour: dict[str, str]) -> Instr:
-    def r(name: str) -> str:
-        return colour.get(name, name)
-
-    def operand(o):
-        if isinstance(o, Reg):
-            return Reg(r(o.name))
-        if isinstance(o, Mem):
-            return Mem(o.array, Affine.of({r(t): c for t, c in o.index.terms}, o.index.const))
-        return o
-    dest = Reg(r(ins.dest.name)) if ins.dest is not None else None
-    return Instr(ins.opcode, dest, tuple(operand(o) for o in ins.operands), ins.attrs)
 
 
 def _mem_text(ins: Instr, mem: Mem, form: str, isa: AsmIsa) -> str:

@@ -93,6 +93,7 @@ from dataclasses import dataclass
 
 from schedcc.frontends.source import Source
 from schedcc.ir import Affine, Block, Function, Instr, Label, Mem, Reg
+from schedcc.ir.nodes import rename_operand
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_predicate import Code, NotConverted, Pred, condition, merge
@@ -357,13 +358,7 @@ def _speculate(code: Code, isa: AsmIsa, ins: Instr, mapping: dict[str, str], pla
     if ins.attr("tied"):
         raise NotConverted(f"'{op}' (line {_line(ins)}) writes part of a register under a condition")
 
-    def ren(o):
-        if isinstance(o, Reg):
-            return Reg(mapping.get(o.name, o.name))
-        if isinstance(o, Mem):
-            return Mem(o.array, Affine.of({mapping.get(t, t): c for t, c in o.index.terms}, o.index.const))
-        return o
-    ops = tuple(ren(o) for o in ins.operands)
+    ops = tuple(rename_operand(o, mapping) for o in ins.operands)
     memory = op in isa.loads or op in isa.stores
     if not memory and not _SAFE.fullmatch(op):
         raise NotConverted(f"'{op}' (line {_line(ins)}) runs only under a condition and schedcc does not know it is "

@@ -57,7 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from schedcc.frontends.source import Source
-from schedcc.ir import Affine, Block, Const, Function, Instr, Label, Mem, Reg
+from schedcc.ir import Block, Const, Function, Instr, Label, Reg
 from schedcc.swp.analysis import Refusal, analyse, evaluate, memory_distances
 from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
@@ -133,16 +133,6 @@ def find_asm_loops(source: Source) -> list[AsmLoop | NotPipelined]:
     return out
 
 
-def _rename(ins: Instr, names: dict[str, str]) -> Instr:
-    def r(op):
-        if isinstance(op, Reg):
-            return Reg(names.get(op.name, op.name))
-        if isinstance(op, Mem):
-            return Mem(op.array, Affine.of({names.get(t, t): c for t, c in op.index.terms}, op.index.const))
-        return op
-    dest = Reg(names.get(ins.dest.name, ins.dest.name)) if ins.dest is not None else None
-    return replace(ins, dest=dest, operands=tuple(r(o) for o in ins.operands))
-
 
 def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) -> AsmLoop | NotPipelined:
     """Check one self-looping block of assembly; see the module docstring."""
@@ -179,8 +169,8 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     if op == "bnez":
         branch_ops = (branch_ops[0], Reg(isa.zero))
         op = "bne"
-    instrs = [_rename(i, names) for i in body]
-    instrs.append(Instr(op, None, tuple(_rename(Instr("x", None, branch_ops), names).operands) + (Label(L),),
+    instrs = [i.renamed(names) for i in body]
+    instrs.append(Instr(op, None, tuple(Instr("x", None, branch_ops).renamed(names).operands) + (Label(L),),
                         loc=term.loc))
     instrs_t = tuple(instrs)
     reaching, _ = mutable_reaching(instrs_t)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schedcc.ir import Affine, Const, Instr, Label, Mem, Reg, Sym
+from schedcc.ir import Const, Instr, Label, Mem, Reg, Sym
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa
 
 SCRATCH = 64          # bytes below $sp that guarded accesses touch under a false predicate
@@ -131,7 +131,7 @@ class Code:
                     colour[r] = take
                     if r not in last:            # never read: free again at once
                         pool.insert(0, take)
-            out.append(fmt(substitute(item, colour)))
+            out.append(fmt(item.renamed(colour)))
         return out
 
     def pred(self, kind: str, reg: str, boolean: bool = False) -> Pred:
@@ -236,16 +236,6 @@ class Code:
             t = self.emit(keep, self.fresh("gpr"), a, c)
             return self.emit("or", self.fresh("gpr"), t, sp)
         return self._once(("g", self.stamped(regs), mem.index.const, c, sense), make)
-
-def substitute(ins: Instr, colour: dict[str, str]) -> Instr:
-    def r(o):
-        if isinstance(o, Reg):
-            return Reg(colour.get(o.name, o.name))
-        if isinstance(o, Mem):
-            return Mem(o.array, Affine.of({colour.get(t, t): c for t, c in o.index.terms}, o.index.const))
-        return o
-    return Instr(ins.opcode, r(ins.dest) if ins.dest is not None else None, tuple(r(o) for o in ins.operands),
-                 ins.attrs)
 
 def merge(code: Code, isa: AsmIsa, label: str, always: bool, live: frozenset[str], incoming: list[str],
            ends: dict[str, dict[str, str]], edge) -> dict[str, str]:
