@@ -6,9 +6,10 @@ software-pipelined on la464.
 For each (level, language) it prints every program with its kernels' innermost
 loops (outer loops hold an inner loop and are never candidates) and a summary:
 
-* programs with a pipelined loop, in percent of all programs and of those not
-  waiting for if-conversion ("multi-block, pending if-conversion": no loop
-  pipelined and a loop whose body has several blocks: an if or an early exit);
+* programs with a pipelined loop, in percent of all programs (the goal, 90%,
+  counts every program) and of those without a loop of several blocks that
+  if-conversion left ("multi-block, not if-converted": no loop pipelined and a
+  loop whose body has several blocks: an early exit, too many blocks);
 * II = MII on the pipelined loops;
 * why the other loops were left alone, counted by kind;
 * (with --run) each program, built whole (kernels and driver) and pipelined,
@@ -175,7 +176,7 @@ def report(level: str, lang: str, outcomes: list[Outcome], verbose: bool, markdo
                         f"[{lp.kind}] {lp.reason}"
                     print(f"      {lp.name}: {text}")
     print(f"  programs with a pipelined loop: {s['pipelined']}/{s['programs']} ({s['percent']:.1f}%); "
-          f"multi-block, pending if-conversion: {s['pending']}; without them: {s['pipelined']}/"
+          f"multi-block, not if-converted: {s['pending']}; without them: {s['pipelined']}/"
           f"{s['programs'] - s['pending']} ({s['percent_without_pending']:.1f}%)")
     print(f"  innermost kernel loops: {s['loops']}, pipelined {s['loops_pipelined']}; II = MII on "
           f"{s['ii_mii']}/{s['loops_pipelined']} ({s['ii_mii_percent']:.1f}%); left alone by kind: {s['kinds']}")
@@ -211,7 +212,7 @@ def main() -> int:
         for lang in args.langs:
             outs = [o for o in results if o.level == level and o.lang == lang]
             s = report(level, lang, outs, args.verbose, args.markdown)
-            ok &= s["percent_without_pending"] >= 90 and s["ii_mii_percent"] >= 95 and not s["mismatches"] \
+            ok &= s["percent"] >= 90 and s["ii_mii_percent"] >= 95 and not s["mismatches"] \
                 and not s["errors"]
             everything += [asdict(o) | {"status": o.status} for o in outs]
     if args.json:
