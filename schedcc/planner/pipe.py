@@ -323,9 +323,8 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                         dep(src, g, int(ops[src].latency * min(done, 1.0)))
                         reduce_ops.append(g)
             else:   # one reduction of the rank's gradients after its last action (per microbatch: ZeRO-2)
-                total = sum(stage_params[s] for s in stages) * sh.grad_reduce_bytes
                 count = max(len(grad_acts[s]) for s in stages) if sh.grad_sync == "micro" else 1
-                g = node(f"grad{r}", f"r{r}:dp", count * cluster.collective_time(sh.grad_collective, total, *group), use)
+                g = node(f"grad{r}", f"r{r}:dp", count * cluster.collective_time(sh.grad_collective, held, *group), use)
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops

@@ -141,7 +141,7 @@ class Cluster:
         if n == 1:
             t = _flat(kind, size, ranks, *self._intra(), "ring")
         elif k == 1:
-            t = _flat(kind, size, ranks, *self._inter(), self.inter_algorithm)
+            t = self._inter_phase(kind, size, 1, ranks)
         else:
             t = self._hierarchical(kind, size, k, n)
         return t + self.launch_overhead
@@ -162,14 +162,21 @@ class Cluster:
         """
         if size <= 0:
             return 0.0
-        bn, an = self._inter()
         if kind in ("send", "recv"):
+            bn, an = self._inter()
             return an + size / bn if stride >= self.devices_per_node else 0.0
         k, n = self.placement(ranks, stride)
         if ranks <= 1 or n == 1:
             return 0.0
+        return self._inter_phase(kind, size, k, n)
+
+    def _inter_phase(self, kind: str, size: float, k: int, n: int) -> float:
+        """The inter-node phase of *kind* among *n* nodes of *k* members each: the whole
+        collective when k is 1, else on size/k bytes (each device drives its own NIC;
+        all-to-all, broadcast and reduce: every byte that leaves a node)."""
+        bn, an = self._inter()
         if k == 1:
-            return _flat(kind, size, ranks, bn, an, self.inter_algorithm)
+            return _flat(kind, size, n, bn, an, self.inter_algorithm)
         if kind == "allreduce":
             return _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
         if kind in ("allgather", "reduce_scatter"):
@@ -180,14 +187,14 @@ class Cluster:
         """Intra-node phase over k devices, inter-node phase over n nodes on size/k bytes
         (each device drives its own NIC), then the intra-node phase back."""
         bi, ai = self._intra()
-        bn, an = self._inter()
+        inter = self._inter_phase(kind, size, k, n)
         half_intra = _flat("allgather", size, k, bi, ai, "ring")
         if kind == "allreduce":
-            return 2 * half_intra + _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
+            return 2 * half_intra + inter
         if kind in ("allgather", "reduce_scatter"):
-            return half_intra + _flat(kind, size / k, n, bn, an, "ring")
+            return half_intra + inter
         # alltoall, broadcast, reduce: bounded by the slower level
-        return max(_flat(kind, size, k, bi, ai, "ring"), _flat(kind, size * (n - 1) / n, n * k, bn, an, "ring"))
+        return max(_flat(kind, size, k, bi, ai, "ring"), inter)
 
 
 def _flat(kind: str, size: float, p: int, bw: float, alpha: float, algorithm: str) -> float:
