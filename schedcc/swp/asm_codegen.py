@@ -357,8 +357,6 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
     return colour
 
 
-
-
 def _mem_text(ins: Instr, mem: Mem, form: str, isa: AsmIsa) -> str:
     terms = [t for t, c in mem.index.terms for _ in range(c)] if all(c > 0 for _, c in mem.index.terms) else None
     if form == "rr":
