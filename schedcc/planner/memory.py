@@ -103,6 +103,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from schedcc.training.kernels import SOFTMAX_BYTES
+
 WEIGHT_BYTES = 2       # bf16 weights
 LOGIT_BYTES = 4        # fp32 logits for the loss
 # The caching allocator's slack over the memory allocated and freed every step (activations,
@@ -136,8 +138,8 @@ def activation_bytes_per_layer(model, cand, attention: str, tokens: float, kind:
     attn = 2 * sb * h / T + 2 * sb * h / T + 2 * sb * (h + 2 * model.kv * d) / tp + 2 * sb * h / tp
     attn += drop * sb * h / T
     s_kv = model.seq  # every query of this rank's chunk against the whole sequence
-    if attention in ("unfused", "eager"):   # eager: softmax's fp32 output (4) besides the bf16 probabilities
-        if kind != "selective":
+    if attention in SOFTMAX_BYTES:   # the unfused kernels keep their scores
+        if kind != "selective":   # eager: softmax's fp32 output (4) besides the bf16 probabilities
             attn += ((5 if drop else 2) + (4 if attention == "eager" else 0)) * model.heads * sb * s_kv / tp
     else:
         attn += 4 * model.heads * sb / tp
