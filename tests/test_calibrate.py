@@ -123,6 +123,15 @@ def run_cli(tmp_path, text, *extra):
     (lambda t: t.replace("step_time_s = ", "step_time_s = 1e-6 * ", 1).replace("1e-6 * ", "", 1)
      .replace(str(truth_times()["a"]), "0.0001", 1),
      r"runs faster than the peak of 'dgx-a100' allow: a"),
+    # the framework table is checked as plan's options are (calib_runs.check_settings)
+    (lambda t: t.replace("global_batch = 64", 'global_batch = 64\nframework = { expandable_segments = "yes" }', 1),
+     r"runs.toml:\d+:\d+: error: run 'a': framework setting expandable_segments must be true or false, not 'yes'"),
+    (lambda t: t.replace("global_batch = 64", "global_batch = 64\nframework = { bucket_elements = 1e30 }", 1),
+     r"runs.toml:\d+:\d+: error: run 'a': framework setting bucket_elements must be a whole number from 0 to "),
+    (lambda t: t.replace("global_batch = 64", 'global_batch = 64\nframework = { attention = "fast" }', 1),
+     r"runs.toml:\d+:\d+: error: run 'a': framework setting attention must be one of flash, unfused, triton, eager"),
+    (lambda t: t.replace("global_batch = 64", "global_batch = 64\nframework = { explicit = [] }", 1),
+     r"runs.toml:\d+:\d+: error: run 'a': unknown framework setting 'explicit'"),
 ])
 def test_bad_calibration_files_are_refused_at_their_line_and_write_nothing(tmp_path, capsys, truth, mutate,
                                                                           message):

@@ -38,6 +38,7 @@ PLANNER_TARGETS = ("the planner's cluster models: dgx-a100, dgx-h100, ascend910b
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from schedcc.planner.model import preset_names
+    from schedcc.planner.calib_runs import ATTENTIONS, SETTING_RANGES
     parser.add_argument("model", help="'transformer' (give its sizes) or a named model: " + ", ".join(preset_names()))
     parser.add_argument("--gpus", type=size("gpus"), required=True, help="devices to use (the node count follows)")
     parser.add_argument("--global-batch", type=size("global_batch"), required=True, help="sequences per optimizer step")
@@ -83,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fw.add_argument("--framework", default="any", metavar="NAME",
                     help="search only what this software can run, priced as it runs it: " + ", ".join(names())
                     + " (default any: every technique)")
-    fw.add_argument("--attention", choices=("flash", "unfused", "triton", "eager"), default=None,
+    fw.add_argument("--attention", choices=ATTENTIONS, default=None,
                     help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, "
                          "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton), or eager: unfused "
                          "with the softmax as torch operators in fp32 (--no-masked-softmax-fusion) (default: the "
@@ -95,16 +96,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="reduce gradients after the last backward instead of under it")
     fw.add_argument("--no-param-gather-overlap", action="store_true",
                     help="ZeRO 1/2: gather weights after the optimizer instead of under the first forwards")
-    fw.add_argument("--grad-reduce-bytes", type=whole(2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
+    fw.add_argument("--grad-reduce-bytes", type=whole(*SETTING_RANGES["grad_reduce_bytes"]),
                     choices=(2, 4), default=None,
                     help="bytes per gradient element reduced (4: fp32, Megatron-LM; 2: bf16, NeMo, FSDP 'PURE'); "
                          "Megatron-style frameworks keep the gradients in that dtype too (default: the framework's)")
-    fw.add_argument("--bucket-elements", type=whole(0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),
+    fw.add_argument("--bucket-elements", type=whole(*SETTING_RANGES["bucket_elements"]),
                     default=None, help="gradients per reduction bucket (Megatron 40M, DeepSpeed 500M; default: "
                                        "the framework's)")
     fw.add_argument("--fp32-params", action="store_true", default=None,
                     help="parameters kept in fp32, the optimizer's master copy (PyTorch FSDP mixed precision)")
-    fw.add_argument("--optimizer-bytes", type=whole(0, 16, "optimizer state bytes per parameter"), default=None,
+    fw.add_argument("--optimizer-bytes", type=whole(*SETTING_RANGES["optimizer_bytes"]), default=None,
                     help="optimizer state bytes per parameter before sharding: 12 (fp32 master weight and Adam's "
                          "moments), 8 (fp32 parameters are the master), 10 (NeMo distributed_fused_adam, bf16 "
                          "parameters), 4 (its bf16 moments); default: the framework's")

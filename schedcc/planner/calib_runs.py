@@ -50,6 +50,7 @@ from pathlib import Path
 
 from schedcc.errors import SchedccError, check_range
 from schedcc.ir import Loc
+from schedcc.planner.frameworks import framework
 from schedcc.planner.model import ModelSpec, preset
 from schedcc.planner.space import Candidate, Settings, enumerate_space, parse_fix
 from schedcc.training.limits import SIZES
@@ -59,7 +60,54 @@ CONTRADICTION = 0.10   # the same configuration measured twice may differ by thi
 RUN_KEYS = {"id", "model", "model_overrides", "gpus", "global_batch", "config", "framework", "step_time_s",
             "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "trace", "cluster", "fit", "source", "note"}
 MEASURES = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "samples_per_s", "trace")
-FRAMEWORK_KEYS = {f.name for f in fields(Settings)}
+FRAMEWORK_KEYS = {f.name for f in fields(Settings)} - {"explicit"}
+
+
+# What a file may say of the framework (a calibration run's ``framework`` table), checked as
+# ``schedcc plan``'s options are (commands/plan.py reads the same ranges and choices).
+ATTENTIONS = ("flash", "unfused", "triton", "eager")
+SETTING_FLAGS = ("grad_overlap", "param_gather_overlap", "fp32_params", "tp_cross_node", "expandable_segments")
+SETTING_RANGES = {
+    "bucket_elements": (0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),
+    "grad_bytes": (2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
+    "grad_reduce_bytes": (2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
+    "optimizer_bytes": (0, 16, "optimizer state bytes per parameter"),
+    "buckets": (1, 64, "graph nodes per model chunk's gradient reduction"),
+}
+
+
+def check_settings(given: dict) -> dict:
+    """*given* framework settings (``Settings``' fields but ``explicit``) when each is of its
+    kind and range: flags true or false, sizes whole numbers in :data:`SETTING_RANGES`,
+    ``attention`` one of :data:`ATTENTIONS`, ``framework`` a known one; else a
+    :class:`SchedccError` naming the setting. O(settings).
+
+    >>> check_settings({"framework": "megatron", "expandable_segments": True, "grad_reduce_bytes": 2})
+    {'framework': 'megatron', 'expandable_segments': True, 'grad_reduce_bytes': 2}
+    >>> try:
+    ...     check_settings({"grad_overlap": "yes"})
+    ... except SchedccError as err:
+    ...     print(err.message)
+    framework setting grad_overlap must be true or false, not 'yes'
+    """
+    for key, value in given.items():
+        if key not in FRAMEWORK_KEYS:
+            raise SchedccError(f"unknown framework setting '{key}'", notes=["framework settings: "
+                                                                             + ", ".join(sorted(FRAMEWORK_KEYS))])
+        if key in SETTING_FLAGS and not isinstance(value, bool):
+            raise SchedccError(f"framework setting {key} must be true or false, not {value!r}")
+        if key in SETTING_RANGES:
+            lo, hi, why = SETTING_RANGES[key]
+            check_range(value, lo, hi, f"framework setting {key}", integer=True, why=why)
+            if key in ("grad_bytes", "grad_reduce_bytes") and value not in (2, 4):
+                raise SchedccError(f"framework setting {key} must be 2 (bf16) or 4 (fp32), not {value!r}")
+        if key == "attention" and value not in ATTENTIONS:
+            raise SchedccError(f"framework setting attention must be one of {', '.join(ATTENTIONS)}, not {value!r}")
+        if key == "framework":
+            if not isinstance(value, str):
+                raise SchedccError(f"framework setting framework must be a name, not {value!r}")
+            framework(value)
+    return given
 
 
 @dataclass(frozen=True)
@@ -234,9 +282,13 @@ def _run(doc: _Doc, i: int, r: dict, base_dir: Path, cluster_name: str) -> Run:
         raise doc.error(f"run '{rid}': config is the configuration in --fix's words, e.g. \"tp=8,pp=4,microbatch=1\"",
                         "config", i)
     fw = r.get("framework", {})
-    if not isinstance(fw, dict) or fw.keys() - FRAMEWORK_KEYS:
-        raise doc.error(f"run '{rid}': unknown framework setting", "framework", i,
+    if not isinstance(fw, dict):
+        raise doc.error(f"run '{rid}': framework is a table of settings", "framework", i,
                         notes=["framework settings: " + ", ".join(sorted(FRAMEWORK_KEYS))])
+    try:
+        check_settings(fw)
+    except SchedccError as err:
+        raise doc.error(f"run '{rid}': {err.message}", "framework", i, notes=err.notes) from None
     try:
         settings = Settings(**fw)
         cand = _candidate(model, nums["gpus"], nums["global_batch"], r["config"], settings)
