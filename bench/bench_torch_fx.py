@@ -17,8 +17,8 @@ the bound that schedcc's order closes.
 Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
-    nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run] [--json out.json]
-        [--save DIR | --saved DIR] [--bounds-only]
+    nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
