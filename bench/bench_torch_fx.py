@@ -202,7 +202,12 @@ def main() -> int:
     ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
     ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch's intra-op threads for --run (default 1: the machine is shared)")
     args = ap.parse_args()
+    if args.run:
+        import torch
+        torch.set_num_threads(args.threads)
     if args.bounds_only:
         for size in args.sizes.split(","):
             for family in args.families.split(","):
