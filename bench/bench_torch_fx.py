@@ -25,7 +25,8 @@ schedcc.torch.reorder; CPU time reported.
 capturing them again: the exported graph is the captured one re-traced, a few
 percent more nodes. --bounds-only prints each graph's bounds under both
 estimates and nothing else: a second or so per graph. --merge A.json B.json
-prints the table and medians of earlier --json runs together.)
+prints the table and medians of earlier --json runs together; with --saved DIR,
+both bounds computed again from the saved graphs.)
 
 The "bound, any bucketing" column is schedcc.torch.fx_volume's: no order of
 any splitting, merging or re-bucketing of the graph's collectives (same bytes
@@ -209,6 +210,18 @@ def big_graph() -> dict:
             "before_us": r.before.step_time_us, "after_us": r.after.step_time_us}
 
 
+def graph_bounds(family: str, size: str, saved: str) -> dict:
+    """Both bounds of a saved graph under both estimates, as one() records them."""
+    import torch
+    gm = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module
+    step = build_step(gm, load_target(TARGET), {"0": tm.WORLD})
+    out = {}
+    for est in ("schedcc", "inductor"):
+        dur = durations(step, est)
+        out[est] = {**step_bound(step, dur).to_json(), "volume": step_volume_bound(step, dur, est).to_json()}
+    return out
+
+
 def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
     """Lines of *family*-*size*'s lower bound under both estimates, nothing run."""
     groups = None
@@ -251,6 +264,9 @@ def main() -> int:
         torch.set_num_threads(args.threads)
     if args.merge:
         results = [r for f in args.merge for r in json.loads(Path(f).read_text())["results"]]
+        if args.saved:  # the bounds again, from the saved graphs, with this schedcc
+            for r in results:
+                r["bounds"] = graph_bounds(r["family"], r["size"], args.saved)
         print(table(results))
         print()
         for k, v in summary(results).items():

@@ -303,17 +303,8 @@ def _cost_fn(step, i: int, estimates: str):
             return cluster.collective_time(cost.collective, x, ranks)
         fn.kind = cost.collective
         return cost.bytes, fn
-    from torch._inductor.comm_analysis import (estimate_fx_collective_size, estimate_nccl_collective_runtime_impl,
-                                               get_collective_type_from_kernel_name)
-    from schedcc.torch.inductor import _datasheet
-    node = step.nodes[i]
-    kind = get_collective_type_from_kernel_name(node.target.name())
-
-    def fn(x):
-        with _datasheet(step.target):
-            return estimate_nccl_collective_runtime_impl(int(x), ranks, kind) * 1e-3
-    fn.kind = str(kind)
-    return estimate_fx_collective_size(node), fn
+    from schedcc.torch.inductor import nccl_cost_fn
+    return nccl_cost_fn(step, i)
 
 
 def step_volume_bound(step, dur: list[int], estimates: str) -> ExposedBound:
