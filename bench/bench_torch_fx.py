@@ -19,14 +19,15 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
-        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--merge A.json ...]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--merge A.json ...]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
 percent more nodes. --bounds-only prints each graph's bounds under both
 estimates and nothing else: a second or so per graph. --merge A.json B.json
 prints the table and medians of earlier --json runs together; with --saved DIR,
-both bounds computed again from the saved graphs.)
+both bounds computed again from the saved graphs. --check-only reorders each
+graph and runs it against the original, nothing else.)
 
 The "bound, any bucketing" column is schedcc.torch.fx_volume's: no order of
 any splitting, merging or re-bucketing of the graph's collectives (same bytes
@@ -60,6 +61,28 @@ from schedcc.torch.fx_volume import step_volume_bound  # noqa: E402
 from schedcc.torch.inductor import compare_orders  # noqa: E402
 
 TARGET = "h100-8x"
+
+
+def check_only(family: str, size: str, saved: str | None) -> str:
+    """*family*-*size* reordered by schedcc and run against the original, nothing else."""
+    t = time.process_time()
+    groups = None
+    if saved:
+        import torch
+        gm, groups = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module, {"0": tm.WORLD}
+    else:
+        gm, _ = tm.capture_family(family, size, functional=True)
+    load_s = time.process_time() - t
+    original = copy.deepcopy(gm)
+    t = time.process_time()
+    reorder(gm, TARGET, groups=groups)
+    gm.graph.lint()
+    reorder_s = time.process_time() - t
+    t = time.process_time()
+    diffs = spmd.compare(original, gm, default_size=tm.WORLD)
+    return (f"{family} {size}: {sum(1 for _ in gm.graph.nodes)} nodes, load {load_s:.1f} s, reorder and lint "
+            f"{reorder_s:.1f} s, run {time.process_time() - t:.1f} s CPU, mismatches {len(diffs)}"
+            + (f" ({'; '.join(diffs[:5])})" if diffs else ""))
 
 
 def one(family: str, size: str, run: bool, saved: str | None = None, save: str | None = None) -> dict:
@@ -254,14 +277,21 @@ def main() -> int:
     ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
     ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
+    ap.add_argument("--check-only", action="store_true",
+                    help="only reorder each graph and run it against the original (no Inductor passes, no bounds)")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="print the table and summary of earlier --json runs together, nothing run")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch's intra-op threads for --run (default 1: the machine is shared)")
     args = ap.parse_args()
-    if args.run:
+    if args.run or args.check_only:
         import torch
         torch.set_num_threads(args.threads)
+    if args.check_only:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print(check_only(family, size, args.saved), flush=True)
+        return 0
     if args.merge:
         results = [r for f in args.merge for r in json.loads(Path(f).read_text())["results"]]
         if args.saved:  # the bounds again, from the saved graphs, with this schedcc
