@@ -39,7 +39,12 @@ An ``int`` read as ``addi.w r, s, c`` (the low 32 bits of s + c, sign-extended) 
 behind a check that it and the bound fit in 32 bits (``narrow``), anything else
 behind a check of its lowest and highest values
 (:class:`~schedcc.swp.asm_ranges.SignExtension`); a sign extension of a value
-schedcc cannot follow is an unknown value.
+schedcc cannot follow is an unknown value. A register the loop reads only through
+``addi.w`` (besides stepping itself: an ``int`` whose upper half need not be its
+sign, clang's ``j = -1`` kept as 0xffffffff) is named ``w:$a6`` there, its low 32
+bits sign-extended on entry, which the guard computes. A zero extension
+``bstrpick.d r, s, 31, 0`` (a loop test of the low 32 bits of a counter) is read as
+s behind a check that s's first and last values lie in [0, 2^32).
 
 Example::
 

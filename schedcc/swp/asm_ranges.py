@@ -18,7 +18,10 @@ when, with ``D = B - A`` (the registers on entry):
 * or *b* lies below: ``D + Q * m <= K2`` with ``Q = max(0, sb) - min(0, sa)``,
   ``K2 = -wb - (cb - ca)``.
 
-P and Q are non-negative constants, so each side is one multiply (shifts, or shifts
+The registers of ``D`` may be scaled (``a[j]``: 8 x an index register) and may be
+``w:$a6``, the low 32 bits of ``$a6`` sign-extended (an ``int`` index,
+:mod:`schedcc.swp.asm_loops`): each is built in a second register by ``addi.w`` and a
+shift per set bit of its coefficient. P and Q are non-negative constants, so each side is one multiply (shifts, or shifts
 and adds of ``m``'s numerator: an over-estimate of ``P * m`` when the divisor of the
 trip count does not divide it exactly, which only makes the check stricter) and
 one compare in the guard; pairs with the same ``D`` share one check (the largest P, Q,
@@ -63,8 +66,10 @@ class RangeCheck:
 class SignExtension:
     """``addi.w r, s, 0`` at ``node`` read as a copy of s (an ``int`` index, a second
     counter): exact only while s fits in 32 bits. s is ``sum(coef * register) + const +
-    step * k`` in iteration k (``terms``: the registers on entry); the guard checks that
-    its first and last values (k = 0 and k = m) fit, and so every value in between."""
+    step * k`` in iteration k (``terms``: the registers on entry, or ``w:$a6``: its low
+    32 bits sign-extended); the guard checks that its first and last values (k = 0 and
+    k = m) fit, and so every value in between. *unsigned*: a zero extension
+    (``bstrpick.d r, s, 31, 0``), exact while s lies in [0, 2^32)."""
 
     node: int
     terms: tuple[tuple[str, int], ...]
