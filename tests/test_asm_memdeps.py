@@ -425,3 +425,23 @@ def test_livermore_17_tests_a_zero_extension_and_runs_pipelined(tmp_path):
     out.write_text(res.text)
     assert run_program(s) == run_program(out)
     assert _kernel_runs(tmp_path / "k17.brk.s", res.text, loop.loop.block.label)
+
+
+def test_a_guard_where_every_register_is_live_saves_callee_saved_ones_before_it(tmp_path):
+    """PolyBench trmm at -O1: the innermost loop's own registers are all live at its top and
+    none is free, so the guard's temporary can only be a callee-saved register: they are
+    saved before the guard, and a failing test restores them on its way to the original loop."""
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    s = tmp_path / "trmm.s"
+    run(["clang-16", *LA, "-fno-math-errno", "-O1", "-S", f"-I{CORPUS}", CORPUS / "polybench_trmm.c", "-o", s])
+    res = pipeline_asm(parse_source(s.read_text(), str(s)), "la464")
+    (loop,) = [r for r in res.loops if r.pipelined and r.name.startswith("trmm/")]
+    label = loop.loop.block.label
+    code = [line for _, lines in loop.code for line in lines]
+    first = next(k for k, line in enumerate(code) if line.startswith("\tbl") or line.startswith("\tbnez"))
+    assert any(line.startswith("\tst.d\t$s") for line in code[:first])     # saved before the first test
+    assert f"\tb\t{label}.orig" in code and f"{label}.restore:" in code
+    out = tmp_path / "trmm.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)                # n = 0..24: short ones leave through the restore
+    assert _kernel_runs(tmp_path / "trmm.brk.s", res.text, label)
