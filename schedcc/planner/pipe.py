@@ -188,6 +188,35 @@ def _transfer(cand, cluster, model) -> tuple[float, float]:
     return xfer, net
 
 
+def tied_embedding_s(cand, cluster, model, sh) -> float:
+    """Seconds of the all-reduce that keeps tied input and output embeddings equal: with
+    ``pp > 1`` the first pipeline rank holds the input embedding and the last the output layer,
+    the same ``vocab x hidden / tp`` weights, and after the data-parallel reductions every step
+    the two all-reduce its gradient, at the dtype the framework holds gradients in (Megatron-Core
+    ``finalize_model_grads``: ``_allreduce_word_embedding_grads`` on ``weight.main_grad`` over the
+    embedding group, after ``finish_grad_sync``, before the optimizer; DeepSpeed's pipeline
+    engine reduces its tied modules the same way). The two ranks are ``(pp - 1) x tp x cp x dp``
+    devices apart (Megatron-LM's order). 0 without tied embeddings or a pipeline.
+
+    >>> from schedcc.planner.frameworks import sharding, framework
+    >>> from schedcc.planner.model import ModelSpec
+    >>> from schedcc.planner.space import Candidate
+    >>> from schedcc.target import load_target
+    >>> from schedcc.training.costs import cluster_of
+    >>> a100 = cluster_of(load_target("dgx-a100"))
+    >>> mpt = ModelSpec(layers=40, hidden=5120, heads=40, seq=2048, vocab=50368, tied_embeddings=True)
+    >>> c = Candidate(32, 1, 2, virtual=7, microbatch=2, schedule="interleaved", zero=1)
+    >>> round(tied_embedding_s(c, a100, mpt, sharding(framework("megatron"), c)) * 1e3)   # 1.03 GB of fp32 over IB
+    52
+    >>> tied_embedding_s(Candidate(64, 1, 1), a100, mpt, sharding(framework("megatron"), Candidate(64, 1, 1)))
+    0.0
+    """
+    if cand.pp <= 1 or not model.tied_embeddings:
+        return 0.0
+    size = model.embedding_params() / cand.tp * sh.grad_bytes
+    return cluster.collective_time("allreduce", size, 2, (cand.pp - 1) * cand.tp * cand.cp * cand.dp)
+
+
 def _nic_load(cluster, kind: str, size: float, ranks: int, stride: int) -> float:
     """Share of each member's NIC a collective keeps busy (:meth:`Cluster.net_time` over its time)."""
     t = cluster.collective_time(kind, size, ranks, stride)
@@ -328,6 +357,16 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops
+    # tied embeddings: the first and last ranks' copies all-reduce their gradients once the
+    # data-parallel reductions are done, before the optimizer (Megatron-Core finalize_model_grads)
+    tied: dict[int, int] = {}
+    t_tied = tied_embedding_s(cand, cluster, model, sh)
+    if t_tied > 0:
+        waits = [last_of_rank[r] for r in (0, p - 1)] + [g for r in (0, p - 1) for g in opt_time.get(r, ())]
+        for r in (0, p - 1):
+            tied[r] = node(f"tied{r}", f"r{r}:emb", t_tied)
+            for w in waits:
+                dep(w, tied[r])
     slowest_optimizer = 0.0
     for r in range(p):
         stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
@@ -337,6 +376,8 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
         dep(last_of_rank[r], o, 0, "ORDER")
         for g in opt_time.get(r, ()):
             dep(g, o)
+        if r in tied:
+            dep(tied[r], o)
         if sh.gather == "step":
             for s in stages:
                 size = stage_params[s] * 2 / settings.buckets
