@@ -19,7 +19,9 @@ one piece after the rank's last action. With ZeRO-2 every backward runs under
 its own reductions and is lengthened by the cluster's ``contention`` times
 that overlap (NCCL takes SMs and memory bandwidth, as ZeRO-3's per-layer
 reductions pay in the layer schedules); the once-per-step reductions are
-left as the calibration found them (docs/cost-model.md). Then the optimizer step
+left as the calibration found them (docs/cost-model.md). Tied embeddings with
+``pp > 1``: the first and last rank then all-reduce the embedding's gradient
+(:func:`tied_embedding_s`). Then the optimizer step
 (memory-bound: 34 bytes per parameter held, Adam's read and write of fp32
 weights, gradients, moments and the bf16 copy, and the gradient norm); with
 ZeRO 1 and 2 (and FSDP under a pipeline schedule) the updated weights are
@@ -196,20 +198,8 @@ def tied_embedding_s(cand, cluster, model, sh) -> float:
     ``finalize_model_grads``: ``_allreduce_word_embedding_grads`` on ``weight.main_grad`` over the
     embedding group, after ``finish_grad_sync``, before the optimizer; DeepSpeed's pipeline
     engine reduces its tied modules the same way). The two ranks are ``(pp - 1) x tp x cp x dp``
-    devices apart (Megatron-LM's order). 0 without tied embeddings or a pipeline.
-
-    >>> from schedcc.planner.frameworks import sharding, framework
-    >>> from schedcc.planner.model import ModelSpec
-    >>> from schedcc.planner.space import Candidate
-    >>> from schedcc.target import load_target
-    >>> from schedcc.training.costs import cluster_of
-    >>> a100 = cluster_of(load_target("dgx-a100"))
-    >>> mpt = ModelSpec(layers=40, hidden=5120, heads=40, seq=2048, vocab=50368, tied_embeddings=True)
-    >>> c = Candidate(32, 1, 2, virtual=7, microbatch=2, schedule="interleaved", zero=1)
-    >>> round(tied_embedding_s(c, a100, mpt, sharding(framework("megatron"), c)) * 1e3)   # 1.03 GB of fp32 over IB
-    52
-    >>> tied_embedding_s(Candidate(64, 1, 1), a100, mpt, sharding(framework("megatron"), Candidate(64, 1, 1)))
-    0.0
+    devices apart (Megatron-LM's order). 0 without tied embeddings or a pipeline
+    (tests/test_planner_tied_embeddings.py). O(1).
     """
     if cand.pp <= 1 or not model.tied_embeddings:
         return 0.0
