@@ -26,7 +26,7 @@ Example (a residual with a plateau: flat for x > 0, the minimum at x = -2)::
     >>> import numpy as np
     >>> f = lambda x: np.array([min(x[0], 0.0) + 2.0])
     >>> res = solve(f, [1.0], [-5.0], [3.0])
-    >>> round(float(res.x[0]), 3), res.cost < 1e-12
+    >>> round(float(res.x[0]), 3), bool(res.cost < 1e-12)
     (-2.0, True)
 """
 
