@@ -274,9 +274,9 @@ ASCEND = ROOT / "examples" / "calibration" / "ascend910b-modellink.toml"
 
 def test_ascend_910b_runs_fit_on_two_and_predict_the_others():
     """ModelLink's measured runs on Ascend 910B nodes (docs/validation.md): the auto pair, the two
-    constants the file asks for, every other run held out and reported; the held-out median and
-    ranking are the goal's (within 20% in the median, tau >= 0.8), the worst is not (two runs: the
-    file's comments and docs/validation.md say which)."""
+    constants the file asks for, every other run held out and reported; the goal's: every held-out
+    run within 20% (the worst, qwen1.5-0.5b, +19.7% with the loss priced as Megatron's code runs
+    it; +32.6% before), tau >= 0.8."""
     inp = read_runs(str(ASCEND))
     assert inp.base == "ascend910b-cluster" and inp.fit_on == ["auto"] and len(inp.runs) == 33
     fit = calibrate(inp)
@@ -286,7 +286,7 @@ def test_ascend_910b_runs_fit_on_two_and_predict_the_others():
     assert all(math.isfinite(r.error) for r in fit.rows)
     assert s["held_out_median_error"] < 0.10 and s["held_out_tau"] >= 0.8
     within = sum(abs(r.error) <= 0.20 for r in fit.held_out)
-    assert within >= len(fit.held_out) - 3, [(r.id, round(r.error, 3)) for r in fit.held_out]
+    assert within == len(fit.held_out), [(r.id, round(r.error, 3)) for r in fit.held_out]
 
 
 def test_ascend_file_with_its_left_out_repeat_is_refused(tmp_path, capsys):
