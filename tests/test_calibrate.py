@@ -68,6 +68,20 @@ def test_fit_recovers_the_constants_that_made_the_runs(truth):
     assert s["held_out_base_median_error"] > 0.3
 
 
+@pytest.mark.parametrize("start, scale", [("net_efficiency = 0.006", 1.0), ("net_efficiency = 1.0", 1.0),
+                                          ("gemm_efficiency = 0.365\nattention_efficiency = 0.25\n"
+                                           "memory_efficiency = 0.4\nnet_efficiency = 0.9", 0.5)])
+def test_fit_does_not_hang_on_the_base_files_values(truth, start, scale):
+    """The same truth from starts at both ends of the network's range (at 1.0 its cost is hidden
+    under the backward: no slope) and from kernels at half dgx-a100's efficiencies (compute is a
+    factor of the base file's: the truth's is then 0.6 / 0.5)."""
+    fit = calibrate(parse_runs(runs_text(truth, set_=start), "runs.toml"))
+    got = {c.name: c.value for c in fit.constants}
+    assert got["compute"] * scale == pytest.approx(0.6, rel=0.03)
+    assert got["net_efficiency"] == pytest.approx(0.3, rel=0.05)
+    assert fit.summary()["held_out_worst_error"] < 0.02 and not fit.unstable
+
+
 def true_cluster(gemm_scale: float, net: float):
     inp = parse_runs(runs_text({rid: 1.0 for rid, _, _ in CONFIGS}), "t.toml")
     base, _ = base_cluster(inp)
