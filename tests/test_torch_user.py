@@ -1,0 +1,88 @@
+"""The PyTorch side tried as a new user would (docs/torch-fx.md, docs/traces.md): the recipe as the page
+writes it, and the first mistakes a user makes (a file of torch.save, a graph without collectives, a trace
+cut in the middle of a string)."""
+
+import gzip
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (pip install 'schedcc[torch]')")
+
+import torch_models as tm  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACES = ROOT / "tests" / "data" / "traces"
+
+
+def schedcc(*args):
+    return subprocess.run([sys.executable, "-m", "schedcc", *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def test_the_pages_fsdp2_recipe_returning_p_grad_captures_the_gradients_and_functionalizes():
+    """docs/torch-fx.md's step returns ``[p.grad for p in model.parameters()]``: under FSDP2 those are
+    DTensors, which make_fx cannot trace (they became constants of the graph, cut off from their
+    reduce-scatters, and ``functionalized`` failed with an IndexError inside torch.export)."""
+    from torch.distributed.fsdp import fully_shard
+    from schedcc.torch.capture import capture, functionalized
+    tm.init_fake_world()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 16))
+    fully_shard(model[0])
+    fully_shard(model)
+    x = torch.randn(4, 16)
+
+    def step(x):
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss, [p.grad for p in model.parameters()]
+    gm, inputs = capture(step, x)
+    (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+    grads = out.args[0][1]
+    assert len(grads) == 4 and all(g.op != "placeholder" for g in grads), "gradients computed by the graph"
+    assert any("reduce_scatter" in str(n.target) for n in gm.graph.nodes)
+    fgm = functionalized(gm, inputs)
+    fgm.graph.lint()
+
+
+def test_a_file_of_torch_save_is_named_as_such_and_nothing_is_written(tmp_path):
+    bad = tmp_path / "model.pt2"
+    torch.save({"w": torch.ones(3)}, bad)
+    out = tmp_path / "out.pt2"
+    r = schedcc("fx", bad, "--target", "h100-8x", "-o", out)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and not out.exists()
+    assert f"{bad}: written by torch.save (a pickled object), not by torch.export.save" in r.stderr
+    assert "warnings above" not in r.stderr
+
+
+def test_a_graph_without_collectives_says_so(tmp_path):
+    path = tmp_path / "plain.pt2"
+    torch.export.save(torch.export.export(torch.nn.Linear(8, 8), (torch.randn(2, 8),)), path)
+    assert "models/" in " ".join(zipfile.ZipFile(path).namelist())
+    r = schedcc("fx", path, "--target", "h100-8x")
+    assert r.returncode == 0, r.stderr
+    assert ": 1 node on h100-8x" in r.stdout
+    assert "note: the graph has no collective" in r.stdout
+
+
+def test_every_shipped_cluster_model_is_offered_when_the_target_is_not_one(tmp_path):
+    path = tmp_path / "plain.pt2"
+    torch.export.save(torch.export.export(torch.nn.Linear(8, 8), (torch.randn(2, 8),)), path)
+    r = schedcc("fx", path, "--target", "mips4")
+    assert r.returncode == 2 and "is not a cluster model" in r.stderr
+    note = next(line for line in r.stderr.splitlines() if "note: cluster models:" in line)
+    assert "dgx-h100" in note and "h100-8x" in note and "mips4" not in note
+
+
+def test_a_trace_cut_inside_a_string_is_called_truncated(tmp_path):
+    text = gzip.open(TRACES / "ddp" / "rank0.json.gz", "rt").read()
+    cut = text.index('"name": "', len(text) // 2) + len('"name": "ab')  # inside an event's name
+    (tmp_path / "rank0.json").write_text(text[:cut])
+    r = schedcc("replay", tmp_path / "rank0.json", "--timeline", tmp_path / "t.svg")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and not (tmp_path / "t.svg").exists()
+    assert "rank0.json:" in r.stderr and "a string is not closed" in r.stderr
+    assert "it is truncated" in r.stderr
