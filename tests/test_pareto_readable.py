@@ -56,3 +56,13 @@ def test_no_out_of_memory_legend_without_crosses():
     svg = pareto_svg(result(40.0, n=300, bad=0))
     assert "x: out of memory" not in svg
     assert "x: out of memory" in pareto_svg(result(40.0))
+
+
+def test_rules_removed_line_lists_the_rules_that_removed_most_first():
+    """The 1,024-GPU search's line listed 1,536, 704, 704, 15, 64, 23, 19, 26, 3,692, 7, 400 in the order
+    the rules were met."""
+    from schedcc.emit.planner import plan_text
+    res = result(40.0, n=300, bad=0)
+    res.removed.update({"rule a": [15, "x"], "rule b": [3692, "y"], "rule c": [400, "z"]})
+    line = next(x for x in plan_text(res).splitlines() if x.startswith("rules removed: "))
+    assert line == "rules removed: 3,692 x rule b; 400 x rule c; 15 x rule a"

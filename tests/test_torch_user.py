@@ -23,30 +23,27 @@ def schedcc(*args):
                           timeout=300, cwd=ROOT)
 
 
-def test_the_pages_fsdp2_recipe_returning_p_grad_captures_the_gradients_and_functionalizes():
-    """docs/torch-fx.md's step returns ``[p.grad for p in model.parameters()]``: under FSDP2 those are
-    DTensors, which make_fx cannot trace (they became constants of the graph, cut off from their
-    reduce-scatters, and ``functionalized`` failed with an IndexError inside torch.export)."""
-    from torch.distributed.fsdp import fully_shard
-    from schedcc.torch.capture import capture, functionalized
-    tm.init_fake_world()
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 16))
-    fully_shard(model[0])
-    fully_shard(model)
-    x = torch.randn(4, 16)
-
-    def step(x):
-        loss = model(x).pow(2).mean()
-        loss.backward()
-        return loss, [p.grad for p in model.parameters()]
-    gm, inputs = capture(step, x)
-    (out,) = [n for n in gm.graph.nodes if n.op == "output"]
-    grads = out.args[0][1]
-    assert len(grads) == 4 and all(g.op != "placeholder" for g in grads), "gradients computed by the graph"
-    assert any("reduce_scatter" in str(n.target) for n in gm.graph.nodes)
-    fgm = functionalized(gm, inputs)
-    fgm.graph.lint()
+def test_the_pages_fsdp2_recipe_runs_and_its_graph_reorders_as_shown(tmp_path):
+    """docs/torch-fx.md's five minutes, as written: its step returns ``[p.grad for p in
+    model.parameters()]``, under FSDP2 DTensors, which make_fx cannot trace (they became constants of
+    the graph, cut off from their reduce-scatters, and ``functionalized`` failed with an IndexError
+    inside torch.export). The command's first lines are then the page's."""
+    import re
+    page = (ROOT / "docs" / "torch-fx.md").read_text()
+    section = page.split("## Five minutes", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    console = re.findall(r"```console\n(.*?)```", section, flags=re.S)[0].splitlines()
+    (tmp_path / "recipe.py").write_text(code)
+    r = subprocess.run([sys.executable, "recipe.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and (tmp_path / "step.pt2").exists(), r.stderr[-2000:]
+    command = console[0].removeprefix("$ schedcc ").replace(" --compare", "").split()
+    r = subprocess.run([sys.executable, "-m", "schedcc", *command], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    got = r.stdout.splitlines()
+    assert got[0] == console[1]                                    # step.pt2: N nodes on h100-8x, ...
+    assert [line[:32] for line in got[1:5]] == [line[:32] for line in console[2:6]]
 
 
 def test_a_file_of_torch_save_is_named_as_such_and_nothing_is_written(tmp_path):
