@@ -83,3 +83,22 @@ def test_a_trace_cut_inside_a_string_is_called_truncated(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr and not (tmp_path / "t.svg").exists()
     assert "rank0.json:" in r.stderr and "a string is not closed" in r.stderr
     assert "it is truncated" in r.stderr
+
+
+def test_a_gpu_runs_compute_lane_is_its_busiest_stream_and_the_title_counts_read(tmp_path):
+    """The public 128-rank sample: 'rank 0 compute' was a nearly empty stream (the first seen) while
+    'gpu:7' ran the model's kernels; the picture's title said '1 ranks'; counts had no separators."""
+    from schedcc.torch.replay import replay
+    from schedcc.viz.replay import replay_bars
+    bars, lanes, _ = replay_bars(replay([TRACES / "hta" / "sampled-128"], subset=True).timed)
+    busy: dict[str, float] = {}
+    for b in bars:
+        busy[b.lane] = busy.get(b.lane, 0.0) + b.end - b.start
+    gpu = {lane: t for lane, t in busy.items() if lane.startswith("rank 0 ") and
+           (lane.endswith(" compute") or " gpu:" in lane)}
+    assert len(gpu) > 1 and max(gpu, key=gpu.get) == "rank 0 compute", gpu
+    svg = tmp_path / "t.svg"
+    r = schedcc("replay", TRACES / "hta" / "ddp-rank0", "--subset", "--timeline", svg)
+    assert r.returncode == 0, r.stderr
+    assert "15,712 nodes: 11,937 host pieces, 21 collectives, 3,753 GPU kernels" in r.stdout
+    assert "replay of 3 profiled steps, 1 rank (" in svg.read_text()
