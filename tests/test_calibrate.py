@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from schedcc.cli import main
 from schedcc.errors import SchedccError
@@ -66,6 +68,67 @@ def test_fit_recovers_the_constants_that_made_the_runs(truth):
     assert s["held_out_base_median_error"] > 0.3
 
 
+@pytest.mark.parametrize("start, scale", [("net_efficiency = 0.006", 1.0), ("net_efficiency = 1.0", 1.0),
+                                          ("gemm_efficiency = 0.365\nattention_efficiency = 0.25\n"
+                                           "memory_efficiency = 0.4\nnet_efficiency = 0.9", 0.5)])
+def test_fit_does_not_hang_on_the_base_files_values(truth, start, scale):
+    """The same truth from starts at both ends of the network's range (at 1.0 its cost is hidden
+    under the backward: no slope) and from kernels at half dgx-a100's efficiencies (compute is a
+    factor of the base file's: the truth's is then 0.6 / 0.5)."""
+    fit = calibrate(parse_runs(runs_text(truth, set_=start), "runs.toml"))
+    got = {c.name: c.value for c in fit.constants}
+    assert got["compute"] * scale == pytest.approx(0.6, rel=0.03)
+    assert got["net_efficiency"] == pytest.approx(0.3, rel=0.05)
+    assert fit.summary()["held_out_worst_error"] < 0.02 and not fit.unstable
+
+
+def true_cluster(gemm_scale: float, net: float):
+    inp = parse_runs(runs_text({rid: 1.0 for rid, _, _ in CONFIGS}), "t.toml")
+    base, _ = base_cluster(inp)
+    return inp.runs, replace(base, gemm_efficiency=base.gemm_efficiency * gemm_scale,
+                             attention_efficiency=base.attention_efficiency * gemm_scale,
+                             memory_efficiency=base.memory_efficiency * gemm_scale, net_efficiency=net)
+
+
+def identifiable(runs, cluster, fitted=("b", "e"), h=0.05) -> float:
+    """The smallest singular value of the fitted runs' d log(step) / d log(constant) at *cluster*,
+    the worse of a step up and a step down in each constant (a cost hidden on one side is flat
+    there: the constant is not identifiable)."""
+    import numpy as np
+    runs = [r for r in runs if r.id in fitted]
+    f0 = np.log(predict_steps(runs, cluster))
+    worst = math.inf
+    for sign in (1, -1):
+        scale = math.exp(sign * h)
+        cols = []
+        for moved in (replace(cluster, gemm_efficiency=cluster.gemm_efficiency * scale,
+                              attention_efficiency=cluster.attention_efficiency * scale,
+                              memory_efficiency=cluster.memory_efficiency * scale),
+                      replace(cluster, net_efficiency=cluster.net_efficiency * scale)):
+            cols.append((np.log(predict_steps(runs, moved)) - f0) / (sign * h))
+        worst = min(worst, float(np.linalg.svd(np.array(cols).T, compute_uv=False).min()))
+    return worst
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(log_compute=st.floats(math.log(0.05), math.log(1.2)), log_net=st.floats(math.log(0.01), math.log(0.95)))
+def test_fit_recovers_random_truths_in_the_box_from_the_base_start(log_compute, log_net):
+    """Whatever constants made the runs, the fit (from the base file's values, far from most
+    truths) reproduces the fitted runs; where the runs can see both constants at the truth, it
+    recovers them and predicts the held-out runs."""
+    compute, net = math.exp(log_compute), math.exp(log_net)
+    runs, true = true_cluster(compute, net)
+    times = dict(zip([r.id for r in runs], predict_steps(runs, true)))
+    fit = calibrate(parse_runs(runs_text(times, constants=["compute", "net_efficiency"]), "r.toml"))
+    assert all(abs(r.error) < 0.005 for r in fit.rows if r.fitted), [(r.id, r.error) for r in fit.rows]
+    if identifiable(runs, true) >= 0.05:
+        got = {c.name: c.value for c in fit.constants}
+        assert got["compute"] == pytest.approx(compute, rel=0.03)
+        assert got["net_efficiency"] == pytest.approx(net, rel=0.05)
+        assert fit.summary()["held_out_worst_error"] < 0.02
+        assert not fit.unstable
+
+
 def test_one_run_fits_one_constant_and_too_few_runs_are_refused(truth):
     fit = calibrate(parse_runs(runs_text(truth, fit_on=("a",)), "r.toml"))
     assert [c.name for c in fit.constants] == ["compute"]
@@ -74,10 +137,13 @@ def test_one_run_fits_one_constant_and_too_few_runs_are_refused(truth):
 
 
 def test_unstable_fit_says_so(truth):
-    # c (tp=8 on two nodes) and e (one node) both hide the network under compute: they cannot tell
-    # the two apart (a and b were this pair before the frameworks' data-parallel pricing; with it,
-    # calibrate chooses compute and contention for them)
-    fit = calibrate(parse_runs(runs_text(truth, fit_on=("c", "e")), "r.toml"))
+    # d (tp=4 pp=2: its two data-parallel ranks' reduction hidden under the pipeline's compute,
+    # sensitivity to the network 0.001 at the truth) and e (one node) cannot tell the two apart.
+    # (c and e were this pair while the fit was one local least-squares from the base file's
+    # values, which stopped where c's network cost was hidden; c's sensitivity at the truth is
+    # 0.062, and the fit from a grid over the box recovers 0.6 and 0.3 from c and e.)
+    fit = calibrate(parse_runs(runs_text(truth, fit_on=("d", "e"), constants=["compute", "net_efficiency"]),
+                               "r.toml"))
     assert fit.unstable and "cannot tell compute, net_efficiency apart" in fit.unstable[0]
     # two single-node runs cannot see the network: net_latency has nothing to fit
     times = {"e": truth["e"], "a": truth["a"]}
@@ -222,9 +288,9 @@ ASCEND = ROOT / "examples" / "calibration" / "ascend910b-modellink.toml"
 
 def test_ascend_910b_runs_fit_on_two_and_predict_the_others():
     """ModelLink's measured runs on Ascend 910B nodes (docs/validation.md): the auto pair, the two
-    constants the file asks for, every other run held out and reported; the held-out median and
-    ranking are the goal's (within 20% in the median, tau >= 0.8), the worst is not (two runs: the
-    file's comments and docs/validation.md say which)."""
+    constants the file asks for, every other run held out and reported; the goal's: every held-out
+    run within 20% (the worst, qwen1.5-0.5b, +19.7% with the loss priced as Megatron's code runs
+    it; +32.6% before), tau >= 0.8."""
     inp = read_runs(str(ASCEND))
     assert inp.base == "ascend910b-cluster" and inp.fit_on == ["auto"] and len(inp.runs) == 33
     fit = calibrate(inp)
@@ -234,7 +300,7 @@ def test_ascend_910b_runs_fit_on_two_and_predict_the_others():
     assert all(math.isfinite(r.error) for r in fit.rows)
     assert s["held_out_median_error"] < 0.10 and s["held_out_tau"] >= 0.8
     within = sum(abs(r.error) <= 0.20 for r in fit.held_out)
-    assert within >= len(fit.held_out) - 3, [(r.id, round(r.error, 3)) for r in fit.held_out]
+    assert within == len(fit.held_out), [(r.id, round(r.error, 3)) for r in fit.held_out]
 
 
 def test_ascend_file_with_its_left_out_repeat_is_refused(tmp_path, capsys):
@@ -258,4 +324,4 @@ def test_api_doc_calibration_example_runs(capsys):
     (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     exec(compile(code, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("compute ") and out[0].endswith("-0.0%") and '"train_batch_size": 16' in out[1]
+    assert out[0].startswith("compute ") and re.search(r"[+-]0\.0%$", out[0]) and '"train_batch_size": 16' in out[1]

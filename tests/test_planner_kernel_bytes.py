@@ -107,3 +107,24 @@ def test_megatron_launch_spells_out_the_eager_softmax():
     words = shlex.split(emit(res, "megatron").text.split("MEGATRON_ARGS=(")[1].split(")")[0])
     assert "--no-masked-softmax-fusion" in words and "--attention-softmax-in-fp32" in words
     assert words[words.index("--attention-backend") + 1] == "unfused"
+
+
+QWEN = ModelSpec(name="qwen1.5-0.5b", layers=24, hidden=1024, heads=16, seq=8192, vocab=151936)
+
+
+@pytest.mark.parametrize("fw, fwd, bwd", [("megatron", 38, 14), ("megatron-2021", 38, 14), ("nemo", 38, 14),
+                                          ("deepspeed", 38, 14), ("any", 38, 14), ("torchtitan", 22, 22),
+                                          ("composer", 4, 4)])
+def test_loss_priced_by_the_bytes_its_framework_moves_per_logit(fw, fwd, bwd):
+    """The cross-entropy over the vocabulary as each framework's code runs it (frameworks.toml
+    loss_bytes): Megatron's vocab_parallel_cross_entropy on logits.float() six passes forward
+    (38 bytes a logit) and two backward (14), torch's F.cross_entropy 22/22, flash-attn's fused
+    kernel 4/4."""
+    from schedcc.planner.layer import _Layer
+    tp = 1 if fw == "composer" else 2
+    layer = _Layer(QWEN, Candidate(1, tp, 1, microbatch=1), Settings(framework=fw), ASCEND)
+    logits = 8192 * 151936 / tp
+    loss = {o.name: o.dur for o in layer.head(False)}["loss"]
+    d_loss = {o.name: o.dur for o in layer.head(True)}["d_loss"]
+    assert loss == pytest.approx(stream_time(ASCEND, logits * fwd))
+    assert d_loss == pytest.approx(stream_time(ASCEND, logits * bwd))

@@ -11,9 +11,11 @@ runs (:mod:`.calib_runs`), predicts each with the planner's own scorer
 (:func:`schedcc.planner.score.score`: the same two scheduled levels a plan
 uses, memory not checked: the run ran), and fits the constants asked
 (:data:`KNOBS`) by bounded nonlinear least squares on the log of the step
-times (``scipy.optimize.least_squares``, trust-region reflective, finite
-differences: the step time is a schedule's length, piecewise smooth in the
-constants). Runs not fitted are held out and predicted with the fitted
+times (:func:`schedcc.planner.calib_fit.solve`: a coarse grid over the
+constants' ranges, then ``scipy.optimize.least_squares`` from the best points,
+trust-region reflective, finite differences: the step time is a schedule's
+length, piecewise smooth in the constants and flat where a cost is hidden, so
+the fit must not hang on its start). Runs not fitted are held out and predicted with the fitted
 constants: their errors and the Kendall rank correlation of predicted and
 measured steps (``scipy.stats.kendalltau``) say how far the fit carries.
 
@@ -52,7 +54,6 @@ from schedcc.errors import SchedccError
 from schedcc.target import Target, load_target
 from schedcc.training.costs import Cluster, apply_overrides, cluster_of
 
-FD_STEP = 0.02              # the finite-difference step of the fit (log scale: 2%)
 MIN_SENSITIVITY = 0.02       # d log(step) / d log(constant) below this: the runs cannot see the constant
 EFFICIENCIES = ("gemm_efficiency", "attention_efficiency", "memory_efficiency")
 AUTO = "auto"                # fit on = "auto": the runs chosen by pick_runs
@@ -338,7 +339,7 @@ def calibrate(inp, constants: list[str] | None = None, fit_on: list[str] | None 
     predict every run with the result. O(iterations x constants x fitted runs) step
     evaluations, each one candidate scored (about 0.01-0.1 s)."""
     import numpy as np
-    from scipy.optimize import least_squares
+    from schedcc.planner.calib_fit import solve
     t0 = time.process_time()
     base, target = base_cluster(inp)
     predict = _Predictor()
@@ -380,21 +381,7 @@ def calibrate(inp, constants: list[str] | None = None, fit_on: list[str] | None 
     def fun(xs):
         return np.array(_residuals(fit, cluster_at(xs), predict))
 
-    def jac(xs):
-        # forward differences of a fixed 2% (or 0.02 for linear constants), turned back at a bound:
-        # a schedule's length moves in whole ticks, so a step of the order of machine precision
-        # sees nothing (least_squares' own differences would)
-        f0 = fun(xs)
-        cols = []
-        for i in range(len(xs)):
-            h = FD_STEP if xs[i] + FD_STEP <= hi[i] else -FD_STEP
-            moved = np.array(xs, dtype=float)
-            moved[i] += h
-            cols.append((fun(moved) - f0) / h)
-        return np.array(cols).T
-
-    res = least_squares(fun, np.array(x0, dtype=float), jac=jac, bounds=(np.array(lo), np.array(hi)),
-                        method="trf", max_nfev=30, xtol=1e-4, ftol=1e-6)
+    res = solve(fun, x0, lo, hi)
     fitted_cluster = cluster_at(res.x)
     out_constants, unstable = [], []
     for k, x, a, b in zip(knobs, res.x, lo, hi):

@@ -86,6 +86,7 @@ class Framework:
     attention: tuple[str, ...]
     overlap: tuple[str, ...]
     fsdp_pp_sync: str
+    loss_bytes: tuple[int, int]                       # bytes per logit the loss moves, forward and backward
     defaults: dict = field(default_factory=dict)      # SETTING_KEYS -> value
     stages: dict = field(default_factory=dict)        # ZeRO stage -> {key: value} overriding defaults
     zero_names: dict = field(default_factory=dict)    # ZeRO stage -> the framework's name for it
@@ -153,7 +154,7 @@ def framework(name: str) -> Framework:
         tp=t["tp"], pp=t["pp"], cp=t["cp"], sp=t["sp"], schedules=tuple(t["schedules"]),
         uneven_stages=t["uneven_stages"], zero=tuple(t["zero"]), zero_with_pp=tuple(t["zero_with_pp"]),
         reshard=tuple(t["reshard"]), recompute=tuple(t["recompute"]), attention=tuple(t["attention"]),
-        overlap=tuple(t["overlap"]), fsdp_pp_sync=t["fsdp_pp_sync"],
+        overlap=tuple(t["overlap"]), fsdp_pp_sync=t["fsdp_pp_sync"], loss_bytes=tuple(t["loss_bytes"]),
         defaults=dict(t["defaults"]), stages={int(k): dict(v) for k, v in t.get("stage", {}).items()},
         zero_names={int(k): v for k, v in t.get("zero_names", {}).items()}, options=dict(t.get("options", {})))
 

@@ -30,7 +30,7 @@ attention scores (unfused kernels; a fused kernel recomputes them anyway).
 A chunk of ``n`` identical layers is scheduled as a chain of ``min(n, 4)``
 layers; beyond 4, each further layer adds the difference between the 4- and
 3-layer schedules (the steady state). The first stage adds the embedding, the
-last the final norm, the output layer and the loss.
+last the final norm, the output layer and the loss (``loss_bytes``: frameworks.toml).
 
 *Communication-overlap transformations* plug in through
 :data:`OVERLAP_TRANSFORMS`: a function from a layer's operators to new ones
@@ -56,6 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from schedcc.planner.frameworks import framework, sharding
 from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
 from schedcc.training.costs import ticks
@@ -266,7 +267,7 @@ class _Layer:
     def head(self, backward: bool) -> list[LOp]:
         m, tok, tp, T = self.m, self.tokens, self.c.tp, self.T
         h, v = m.hidden, m.vocab / tp
-        sp = self.c.sp and tp > 1
+        sp, loss_bytes = self.c.sp and tp > 1, framework(self.st.framework).loss_bytes   # per logit: fwd, bwd
         ops: list[LOp] = []
 
         def op(name, stream, dur, *deps):
@@ -277,11 +278,11 @@ class _Layer:
             if sp:
                 x = op("head_ag", "tp", self.coll("allgather", self.act), x)
             x = op("logits", "compute", self.gemm(tok, v, h), x)
-            x = op("loss", "compute", self.stream(tok * v, 12), x)
+            x = op("loss", "compute", self.stream(tok * v, loss_bytes[0]), x)
             if tp > 1:
                 op("loss_ar", "tp", self.coll("allreduce", tok * 12), x)
             return ops
-        g = op("d_loss", "compute", self.stream(tok * v, 8))
+        g = op("d_loss", "compute", self.stream(tok * v, loss_bytes[1]))
         op("w_head", "compute", self.gemm(h, v, tok), g)
         g = op("d_logits", "compute", self.gemm(tok, h, v), g)
         if tp > 1:
@@ -435,7 +436,6 @@ class LayerSchedules:
     """
 
     def __init__(self, model, cand, settings, cluster):
-        from schedcc.planner.frameworks import framework, sharding
         self.L = _Layer(model, cand, settings, cluster)
         self.sh = sharding(framework(settings.framework), cand, settings)
         self.zero3 = self.sh.gather in ("layer", "layer-fwd")   # FSDP's per-layer gathers in the layer graph
