@@ -12,18 +12,28 @@ Every schedcc-reordered graph is linted and, with --run, run against the
 original on random inputs (collectives stood in by schedcc.torch.spmd).
 Beside them, the lower bound on the exposed communication of every order
 (schedcc.torch.fx_bound) and the share of the gap between Inductor's order and
-the bound that schedcc's order closes.
+the bound that schedcc's order closes, and the lower bound for every order of
+every splitting or re-bucketing of the collectives (schedcc.torch.fx_volume).
 
 Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
-    nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run] [--json out.json]
-        [--save DIR | --saved DIR] [--bounds-only]
+    nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--merge A.json ...]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
-percent more nodes. --bounds-only prints each graph's bound under both
-estimates and nothing else: a second or so per graph.)
+percent more nodes. --bounds-only prints each graph's bounds under both
+estimates and nothing else: a second or so per graph. --merge A.json B.json
+prints the table and medians of earlier --json runs together; with --saved DIR,
+both bounds computed again from the saved graphs. --check-only reorders each
+graph and runs it against the original, nothing else.)
+
+The "bound, any bucketing" column is schedcc.torch.fx_volume's: no order of
+any splitting, merging or re-bucketing of the graph's collectives (same bytes
+on the same streams, at zero per-call latency, the kernels unsplit) exposes
+less; the summary's medians of its reductions are the most a graph change of
+that kind could reach on the median graph.
 """
 
 from __future__ import annotations
@@ -47,9 +57,32 @@ from schedcc.torch import spmd  # noqa: E402
 from schedcc.torch.fx_bound import step_bound  # noqa: E402
 from schedcc.torch.fx_graph import build_step  # noqa: E402
 from schedcc.torch.fx_reorder import durations, reorder  # noqa: E402
+from schedcc.torch.fx_volume import step_volume_bound  # noqa: E402
 from schedcc.torch.inductor import compare_orders  # noqa: E402
 
 TARGET = "h100-8x"
+
+
+def check_only(family: str, size: str, saved: str | None) -> str:
+    """*family*-*size* reordered by schedcc and run against the original, nothing else."""
+    t = time.process_time()
+    groups = None
+    if saved:
+        import torch
+        gm, groups = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module, {"0": tm.WORLD}
+    else:
+        gm, _ = tm.capture_family(family, size, functional=True)
+    load_s = time.process_time() - t
+    original = copy.deepcopy(gm)
+    t = time.process_time()
+    reorder(gm, TARGET, groups=groups)
+    gm.graph.lint()
+    reorder_s = time.process_time() - t
+    t = time.process_time()
+    diffs = spmd.compare(original, gm, default_size=tm.WORLD)
+    return (f"{family} {size}: {sum(1 for _ in gm.graph.nodes)} nodes, load {load_s:.1f} s, reorder and lint "
+            f"{reorder_s:.1f} s, run {time.process_time() - t:.1f} s CPU, mismatches {len(diffs)}"
+            + (f" ({'; '.join(diffs[:5])})" if diffs else ""))
 
 
 def one(family: str, size: str, run: bool, saved: str | None = None, save: str | None = None) -> dict:
@@ -69,6 +102,8 @@ def one(family: str, size: str, run: bool, saved: str | None = None, save: str |
     rows = compare_orders(step)
     t = time.process_time()
     bounds = {est: step_bound(step, durations(step, est)).to_json() for est in ("schedcc", "inductor")}
+    for est in ("schedcc", "inductor"):
+        bounds[est]["volume"] = step_volume_bound(step, durations(step, est), est).to_json()
     bound_s = time.process_time() - t
     original = copy.deepcopy(gm)
     t = time.process_time()
@@ -103,8 +138,9 @@ def closed(ref: dict, mine: dict, bound: float) -> str:
 def table(results: list[dict]) -> str:
     out = ["| graph | nodes | estimates | original step / exposed (us) | overlap scheduler | best comms pass "
            "| schedcc | bound (exposed) | schedcc vs overlap sched. (exposed) | vs best pass (exposed) "
-           "| gap closed vs overlap sched. | vs best pass |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| gap closed vs overlap sched. | vs best pass | bound, any bucketing | its reduction vs overlap sched. "
+           "| vs best pass |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
@@ -120,10 +156,23 @@ def table(results: list[dict]) -> str:
                     return "-"
                 return f"{(s['exposed_us'] - r['exposed_us']) / r['exposed_us'] * 100:+.0f}%"
             bound = res["bounds"][est]["exposed_us"]
+            vol = volume_of(res, est)
+
+            def cut(r):
+                if vol is None or r["error"] or not r["exposed_us"]:
+                    return "-"
+                return f"{(vol - r['exposed_us']) / r['exposed_us'] * 100:+.0f}%"
             out.append(f"| {res['family']} {res['size']} | {res['nodes']} | {est} | {cell(o)} | {cell(ov)} | "
                        f"{cell(bp)} ({bp['order']}) | {cell(s)} | {bound:.0f} | {rel(ov)} | {rel(bp)} | "
-                       f"{closed(ov, s, bound)} | {closed(bp, s, bound)} |")
+                       f"{closed(ov, s, bound)} | {closed(bp, s, bound)} | "
+                       f"{'-' if vol is None else f'{vol:.0f}'} | {cut(ov)} | {cut(bp)} |")
     return "\n".join(out)
+
+
+def volume_of(res: dict, est: str) -> float | None:
+    """The bound for any order and any splitting or bucketing (schedcc.torch.fx_volume), if measured."""
+    v = res["bounds"][est].get("volume")
+    return None if v is None else v["exposed_us"]
 
 
 def summary(results: list[dict]) -> dict:
@@ -131,16 +180,22 @@ def summary(results: list[dict]) -> dict:
     median is monotone in each value, so the median of the bound's reductions is the largest
     median reduction any order could reach."""
     worse_ov, worse_any, rel_ov, rel_any, best_ov, best_any = 0, 0, [], [], [], []
+    vol_ov, vol_any = [], []
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
             s, ov = row_of(rows, est, "schedcc"), row_of(rows, est, "overlap-scheduler")
             bp = best_peer(rows, est)
             bound = res["bounds"][est]["exposed_us"]
+            vol = volume_of(res, est)
             if ov["error"] is None and ov["exposed_us"]:
                 best_ov.append((bound - ov["exposed_us"]) / ov["exposed_us"])
+                if vol is not None:
+                    vol_ov.append((vol - ov["exposed_us"]) / ov["exposed_us"])
             if bp["exposed_us"]:
                 best_any.append((bound - bp["exposed_us"]) / bp["exposed_us"])
+                if vol is not None:
+                    vol_any.append((vol - bp["exposed_us"]) / bp["exposed_us"])
             if ov["error"] is None and s["step_us"] > ov["step_us"] + 1e-9:
                 worse_ov += 1
             if s["step_us"] > bp["step_us"] + 1e-9:
@@ -158,6 +213,10 @@ def summary(results: list[dict]) -> dict:
                 statistics.median(best_ov) if best_ov else None,
             "median of the bound vs best Inductor pass (no order can do better)":
                 statistics.median(best_any) if best_any else None,
+            "median of the bound for any bucketing vs overlap scheduler (no order of any splitting can do better)":
+                statistics.median(vol_ov) if vol_ov else None,
+            "median of the bound for any bucketing vs best Inductor pass":
+                statistics.median(vol_any) if vol_any else None,
             "mismatches": (sum(len(r["mismatches"]) for r in results)
                            if all(r["mismatches"] is not None for r in results) else "not run (--run)")}
 
@@ -172,6 +231,18 @@ def big_graph() -> dict:
     gm.graph.lint()
     return {"nodes": nodes, "scheduled": len(r.order), "reorder_cpu_s": seconds,
             "before_us": r.before.step_time_us, "after_us": r.after.step_time_us}
+
+
+def graph_bounds(family: str, size: str, saved: str) -> dict:
+    """Both bounds of a saved graph under both estimates, as one() records them."""
+    import torch
+    gm = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module
+    step = build_step(gm, load_target(TARGET), {"0": tm.WORLD})
+    out = {}
+    for est in ("schedcc", "inductor"):
+        dur = durations(step, est)
+        out[est] = {**step_bound(step, dur).to_json(), "volume": step_volume_bound(step, dur, est).to_json()}
+    return out
 
 
 def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
@@ -189,6 +260,10 @@ def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
         b = step_bound(step, durations(step, est))
         out.append(f"{family} {size} ({len(step)} nodes), {est} estimates: exposed >= {b.exposed_us:.1f} us, "
                    f"step >= {b.step_us:.1f} us ({b.argument}; {time.process_time() - t:.2f} s CPU)")
+        t = time.process_time()
+        v = step_volume_bound(step, durations(step, est), est)
+        out.append(f"  any order of any splitting or bucketing: exposed >= {v.exposed_us:.1f} us ({v.argument}; "
+                   f"{time.process_time() - t:.2f} s CPU)")
     return out
 
 
@@ -202,7 +277,31 @@ def main() -> int:
     ap.add_argument("--save", metavar="DIR", help="also write each captured graph as DIR/FAMILY-SIZE.pt2")
     ap.add_argument("--saved", metavar="DIR", help="read the graphs --save wrote instead of capturing them")
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
+    ap.add_argument("--check-only", action="store_true",
+                    help="only reorder each graph and run it against the original (no Inductor passes, no bounds)")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="print the table and summary of earlier --json runs together, nothing run")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch's intra-op threads for --run (default 1: the machine is shared)")
     args = ap.parse_args()
+    if args.run or args.check_only:
+        import torch
+        torch.set_num_threads(args.threads)
+    if args.check_only:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print(check_only(family, size, args.saved), flush=True)
+        return 0
+    if args.merge:
+        results = [r for f in args.merge for r in json.loads(Path(f).read_text())["results"]]
+        if args.saved:  # the bounds again, from the saved graphs, with this schedcc
+            for r in results:
+                r["bounds"] = graph_bounds(r["family"], r["size"], args.saved)
+        print(table(results))
+        print()
+        for k, v in summary(results).items():
+            print(f"{k}: {v:.1%}" if isinstance(v, float) else f"{k}: {v}")
+        return 0
     if args.bounds_only:
         for size in args.sizes.split(","):
             for family in args.families.split(","):

@@ -208,3 +208,40 @@ def test_the_api_example_runs(capsys):
     (code,) = [b for b in re.findall(r"```python\n(.*?)```", section, flags=re.S) if "schedcc.torch" in b]
     exec(compile(code, "docs/api.md", "exec"), {})
     assert "step 249 -> 163 us, exposed communication 90 -> 4 us" in capsys.readouterr().out
+
+
+def _bf16_step():
+    """A bf16 graph with every op the check runs in fp32: mm, addmm, bmm, baddbmm, CPU flash
+    attention and its backward."""
+    import torch.nn.functional as F
+
+    def step(x, w, b, q, k, v):
+        q = q.detach().requires_grad_()
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        (gq,) = torch.autograd.grad(y.float().square().sum(), q)
+        q3, k3, v3 = (t.detach()[0] for t in (q, k, v))
+        z = torch.baddbmm(q3, torch.bmm(q3, k3.transpose(1, 2)), v3)
+        return torch.addmm(b, x, w) @ w.t(), gq, z
+
+    args = [torch.randn(8, 16), torch.randn(16, 16), torch.randn(16)] + [torch.randn(1, 2, 8, 4) for _ in range(3)]
+    args = [a.bfloat16() for a in args]
+    return make_fx(step)(*args), args
+
+
+def test_half_precision_products_run_in_fp32_rounded_once_and_changes_are_still_seen():
+    gm, args = _bf16_step()
+    targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
+    assert spmd.UPCAST.keys() <= targets | {torch.ops.aten.mm.default}, spmd.UPCAST.keys() - targets
+    fast, _ = spmd.run(gm, args)
+    native, _ = spmd.run(gm, args, native_kernels=True)
+    for a, b in zip(fast, native):
+        assert a.dtype == b.dtype == torch.bfloat16 and a.shape == b.shape
+        torch.testing.assert_close(a, b, rtol=0.05, atol=0.05)  # bf16 rounding apart
+    assert any(not torch.equal(a, b) for a, b in zip(fast, native))  # not PyTorch's bf16 kernels
+    assert spmd.compare(gm, copy.deepcopy(gm)) == []
+    other = copy.deepcopy(gm)
+    mm = next(n for n in other.graph.nodes if n.target is torch.ops.aten.addmm.default)
+    mm.args = (mm.args[0], mm.args[1], mm.args[2])
+    mm.kwargs = {"beta": 2}
+    other.recompile()
+    assert spmd.compare(gm, other) == ["output 0 differs"]

@@ -100,6 +100,22 @@ def inductor_durations(step) -> list[int]:
     return out
 
 
+def nccl_cost_fn(step, i: int):
+    """(bytes, seconds-of-bytes function) of collective *i* under Inductor's NCCL model, the
+    function's ``kind`` set (schedcc.torch.fx_volume reads its slope and intercept)."""
+    from torch._inductor.comm_analysis import (estimate_fx_collective_size, estimate_nccl_collective_runtime_impl,
+                                               get_collective_type_from_kernel_name)
+    node = step.nodes[i]
+    ranks = step.groups[step.costs[i].group]
+    kind = get_collective_type_from_kernel_name(node.target.name())
+
+    def fn(x):
+        with _datasheet(step.target):
+            return estimate_nccl_collective_runtime_impl(int(x), ranks, kind) * 1e-3
+    fn.kind = str(kind)
+    return estimate_fx_collective_size(node), fn
+
+
 def _twin_roofline_ms(node: fx.Node) -> float:
     """Inductor's roofline of a CPU attention kernel, counted as the CUDA kernel it stands for."""
     from torch.utils._pytree import tree_flatten, tree_map

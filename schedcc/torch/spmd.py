@@ -9,6 +9,18 @@ chunk from everyone, ``wait_tensor`` passes its tensor through. These are
 deterministic functions of the right shapes, so two orders of one graph
 must agree on every output and on every input they write, bit for bit.
 
+Half-precision matrix products (``mm``, ``addmm``, ``bmm``, ``baddbmm`` of
+bf16 or fp16 tensors) and CPU flash attention (forward and backward) run, by
+default, in fp32 with each result rounded once to the dtype the op returns
+(the inputs are exact in fp32; fp32 accumulation is what a GPU's tensor
+cores do). Each result has the op's shape and dtype and is a deterministic
+function of its inputs, so the comparison stays bit for bit; it is 60 times
+faster than PyTorch's own bf16 GEMM on a CPU without bf16 instructions
+(AVX2: 0.8 against 55 GFLOP/s on one core) and 5 times for the attention's
+backward, which made the large graphs unaffordable to run
+(docs/performance.md, issue 18). ``native_kernels=True`` runs PyTorch's own
+kernels instead.
+
 :func:`random_inputs` draws inputs from the placeholders' metadata;
 :func:`compare` runs two graphs on copies of the same inputs and lists what
 differs.
@@ -36,10 +48,12 @@ from schedcc.torch.fx_ops import COLLECTIVE_NAMESPACES, _base_name, value_of
 class SpmdInterpreter(fx.Interpreter):
     """An ``fx.Interpreter`` that computes functional collectives as described in the module docstring."""
 
-    def __init__(self, gm: fx.GraphModule, group_sizes: dict[str, int] | None = None, default_size: int = 1):
+    def __init__(self, gm: fx.GraphModule, group_sizes: dict[str, int] | None = None, default_size: int = 1,
+                 native_kernels: bool = False):
         super().__init__(gm)
         self.sizes = dict(group_sizes or {})
         self.default = default_size
+        self.native_kernels = native_kernels
 
     def _size(self, group: Any, stated: Any = None) -> int:
         if isinstance(stated, int):
@@ -47,6 +61,15 @@ class SpmdInterpreter(fx.Interpreter):
         return int(self.sizes.get(str(group), self.default))
 
     def call_function(self, target, args, kwargs):
+        if target in UPCAST and not self.native_kernels:
+            half = _half_dtype([*args, *kwargs.values()])
+            if half is not None:
+                def up(a):
+                    return a.float() if isinstance(a, torch.Tensor) and a.dtype == half else a
+                out = target(*map(up, args), **{k: up(v) for k, v in kwargs.items()})
+                if isinstance(out, torch.Tensor):
+                    return out.to(half)
+                return type(out)(x.to(half) if cast else x for x, cast in zip(out, UPCAST[target]))
         ns, base = _base_name(target)
         if ns not in COLLECTIVE_NAMESPACES:
             return super().call_function(target, args, kwargs)
@@ -89,6 +112,23 @@ class SpmdInterpreter(fx.Interpreter):
         raise NotImplementedError(f"no stand-in for collective {target}")
 
 
+_A = torch.ops.aten
+# the ops run in fp32 on half-precision inputs (module docstring), and which of their outputs are
+# rounded back (the attention's logsumexp is fp32 either way)
+UPCAST = {_A.mm.default: (True,), _A.addmm.default: (True,), _A.bmm.default: (True,), _A.baddbmm.default: (True,),
+          _A._scaled_dot_product_flash_attention_for_cpu.default: (True, False),
+          _A._scaled_dot_product_flash_attention_for_cpu_backward.default: (True, True, True)}
+
+
+def _half_dtype(args) -> torch.dtype | None:
+    """bf16 or fp16 when every half-precision tensor argument has that dtype and the others
+    (an attention's logsumexp) are fp32, else None."""
+    dtypes = {a.dtype for a in args if isinstance(a, torch.Tensor)} - {torch.float32}
+    if len(dtypes) == 1 and next(iter(dtypes)) in (torch.bfloat16, torch.float16):
+        return next(iter(dtypes))
+    return None
+
+
 def _scaled(x: torch.Tensor, op: str, n: int) -> torch.Tensor:
     return x * n if str(op).lower() in ("sum", "redoptype.sum") else x
 
@@ -115,21 +155,23 @@ def random_inputs(gm: fx.GraphModule, seed: int = 0) -> list:
     return out
 
 
-def run(gm: fx.GraphModule, inputs: list, group_sizes: dict[str, int] | None = None, default_size: int = 1):
+def run(gm: fx.GraphModule, inputs: list, group_sizes: dict[str, int] | None = None, default_size: int = 1,
+        native_kernels: bool = False):
     """(outputs, inputs after the run): *gm* run on copies of *inputs* with collectives stood in for."""
     copies = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
     with torch.no_grad():
-        outputs = SpmdInterpreter(gm, group_sizes, default_size).run(*copies)
+        outputs = SpmdInterpreter(gm, group_sizes, default_size, native_kernels).run(*copies)
     return outputs, copies
 
 
 def compare(a: fx.GraphModule, b: fx.GraphModule, inputs: list | None = None, seed: int = 0,
-            group_sizes: dict[str, int] | None = None, default_size: int = 1) -> list[str]:
+            group_sizes: dict[str, int] | None = None, default_size: int = 1,
+            native_kernels: bool = False) -> list[str]:
     """What differs between running *a* and *b* on the same (random) inputs: one line per
     output or written input that is not bit for bit the same; [] when they agree."""
     inputs = random_inputs(a, seed) if inputs is None else inputs
-    out_a, in_a = run(a, inputs, group_sizes, default_size)
-    out_b, in_b = run(b, inputs, group_sizes, default_size)
+    out_a, in_a = run(a, inputs, group_sizes, default_size, native_kernels)
+    out_b, in_b = run(b, inputs, group_sizes, default_size, native_kernels)
     diffs = []
     la, lb = pytree.tree_leaves(out_a), pytree.tree_leaves(out_b)
     if len(la) != len(lb):
