@@ -50,35 +50,51 @@ from schedcc.swp.asm_isa import isa_of
 
 
 class NotRotated(Exception):
-    """Why a loop tested at its top was not rotated (one line)."""
+    """Why a loop tested at its top was not rotated (one line). *top*: whether the loop
+    does test at its top (False: its header does not leave it, so rotation does not
+    apply and if-conversion may)."""
+
+    def __init__(self, reason: str, top: bool = True):
+        super().__init__(reason)
+        self.top = top
 
 
 def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     """The text of *source* with the loop whose header is *header* (in *function*)
-    rotated, and the label of the rotated loop's block; :class:`NotRotated` with the
+    rotated, and the label of the rotated loop's first block; :class:`NotRotated` with the
     reason when the loop does not have the shape of the module docstring."""
     isa = isa_of(source)
     func = source.program.function(function)
     blocks = list(func.blocks)
-    k = next(n for n, b in enumerate(blocks) if b.label == header)
+    index = {b.label: n for n, b in enumerate(blocks)}
+    k = index[header]
     head = blocks[k]
     test = head.terminator
     if test is None or test.opcode not in isa.inverse or k + 1 >= len(blocks):
-        raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert")
+        raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert", False)
     target = next((o.name for o in test.operands if isinstance(o, Label)), None)
-    index = {b.label: n for n, b in enumerate(blocks)}
-    if target in index and target != header and index[target] != k + 1 \
-            and _jumps_back(blocks[index[target]], header, isa):
+    inside = _loop(blocks, index, k, isa)
+    if inside == {k}:
+        _second_entry(blocks, index, k, isa)
+    if target in index and index[target] in inside and k + 1 not in inside:
         b_at, exit_block = index[target], blocks[k + 1]     # the test branches into the body
-    else:
+    elif k + 1 in inside and (target not in index or index[target] not in inside):
         b_at, exit_block = k + 1, None                      # the header falls into the body
+    else:
+        raise NotRotated(f"'{test}' does not leave the loop", False)
     body = blocks[b_at]
-    if not _jumps_back(body, header, isa):
-        raise NotRotated(f"the block after '{header}' does not end in a jump back to it")
-    back = body.terminator
+    latches = [blocks[n] for n in sorted(inside - {k}) if k in _succ(blocks, index, n, isa)]
+    if len(latches) != 1:
+        raise NotRotated(f"{len(latches)} blocks jump back to '{header}' ("
+                         f"{', '.join(b.label for b in latches)}): the loop's end is not one block")
+    latch = latches[0]
+    if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
+        raise NotRotated(f"the block after '{header}' does not end in a jump back to it" if latch is body else
+                         f"the loop's end '{latch.label}' does not end in a jump back to '{header}'")
+    back = latch.terminator
     exit_label = target if exit_block is None else exit_block.label
-    if exit_label in (header, body.label) or exit_label is None:
-        raise NotRotated(f"'{test}' does not leave the loop")
+    if exit_label is None:
+        raise NotRotated(f"'{test}' does not leave the loop", False)
     for b in blocks:
         targets = [o.name for i in b.instrs for o in i.operands if isinstance(o, Label)]
         if b is not head and body.label in targets:
@@ -86,7 +102,7 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     if b_at != k + 1 and _falls(blocks[b_at - 1], isa):
         raise NotRotated(f"'{body.label}' is entered from '{blocks[b_at - 1].label}' too")
     lines = source.text.split("\n")
-    if any(i.loc is None for i in head.instrs + body.instrs) or \
+    if any(i.loc is None for i in head.instrs + body.instrs + latch.instrs) or \
             (exit_block is not None and (not exit_block.instrs or exit_block.instrs[0].loc is None)):
         raise NotRotated("an instruction of the loop has no line")
     first_body, back_line = body.instrs[0].loc.line - 1, back.loc.line - 1
@@ -106,7 +122,8 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     else:
         branch = test_line                                 # already branches to the body
     again = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + [branch]
-    after = blocks[b_at + 1] if b_at + 1 < len(blocks) else None
+    at = index[latch.label]
+    after = blocks[at + 1] if at + 1 < len(blocks) else None
     if after is None or after is not (exit_block if exit_block is not None else
                                       blocks[index[target]] if target in index else None):
         indent = re.match(r"\s*", test_line).group(0)
@@ -116,6 +133,55 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
         shift = len(again) - 1 if at > back_line else 0
         new = new[:at + shift] + [f"{labels[at]}:"] + new[at + shift:]
     return "\n".join(new), body_label
+
+
+def _succ(blocks, index: dict[str, int], n: int, isa) -> list[int]:
+    out = [index[t] for t in blocks[n].successors() if t in index]
+    return out + ([n + 1] if _falls(blocks[n], isa) and n + 1 < len(blocks) else [])
+
+
+def _loop(blocks, index: dict[str, int], k: int, isa) -> set[int]:
+    """The blocks of the natural loop at block *k*: *k* and the blocks that reach one of
+    its back edges (from a block *k* dominates: one the entry does not reach without
+    passing *k*) without passing *k*. O(blocks + edges)."""
+    pred: dict[int, list[int]] = {}
+    for n in range(len(blocks)):
+        for t in _succ(blocks, index, n, isa):
+            pred.setdefault(t, []).append(n)
+
+    def closure(start: list[int], step) -> set[int]:
+        seen, todo = set(), list(start)
+        while todo:
+            n = todo.pop()
+            if n != k and n not in seen:
+                seen.add(n)
+                todo += step(n)
+        return seen
+    free = closure([0], lambda n: _succ(blocks, index, n, isa)) | ({0} if k else set())
+    return closure([n for n in pred.get(k, []) if n not in free], lambda n: pred.get(n, [])) | {k}
+
+
+def _second_entry(blocks, index: dict[str, int], k: int, isa) -> None:
+    """:class:`NotRotated` naming the edge into a cycle through block *k* from outside it
+    when there is one (*k* then heads no natural loop)."""
+    ahead, todo = set(), [n for n in _succ(blocks, index, k, isa) if n != k]
+    while todo:
+        n = todo.pop()
+        if n not in ahead:
+            ahead.add(n)
+            todo += [t for t in _succ(blocks, index, n, isa) if t != k]
+    cycle = {n for n in ahead if k in _succ(blocks, index, n, isa)}
+    todo = list(cycle)
+    while todo:                                 # the blocks on a path from *k* back to it
+        n = todo.pop()
+        for m in ahead - cycle:
+            if n in _succ(blocks, index, m, isa):
+                cycle.add(m)
+                todo.append(m)
+    for m in range(len(blocks)):
+        for n in _succ(blocks, index, m, isa):
+            if m != k and m not in cycle and n in cycle:
+                raise NotRotated(f"'{blocks[n].label}' is entered from '{blocks[m].label}' too")
 
 
 def _jumps_back(body, header: str, isa) -> bool:
