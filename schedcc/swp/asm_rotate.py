@@ -84,14 +84,13 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
         raise NotRotated(f"'{test}' does not leave the loop", False)
     body = blocks[b_at]
     latches = [blocks[n] for n in sorted(inside - {k}) if k in _succ(blocks, index, n, isa)]
-    if len(latches) != 1:
-        raise NotRotated(f"{len(latches)} blocks jump back to '{header}' ("
-                         f"{', '.join(b.label for b in latches)}): the loop's end is not one block")
-    latch = latches[0]
-    if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
-        raise NotRotated(f"the block after '{header}' does not end in a jump back to it" if latch is body else
-                         f"the loop's end '{latch.label}' does not end in a jump back to '{header}'")
-    back = latch.terminator
+    last = blocks[max(inside - {k})]                       # the loop's last block in the text
+    for latch in latches:
+        if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
+            raise NotRotated(f"the block after '{header}' does not end in a jump back to it" if latch is body else
+                             f"'{latch.label}' goes back to '{header}' other than by a jump")
+    if last not in latches and _falls(last, isa):
+        raise NotRotated(f"the loop's last block '{last.label}' may fall out of it")
     exit_label = target if exit_block is None else exit_block.label
     if exit_label is None:
         raise NotRotated(f"'{test}' does not leave the loop", False)
@@ -102,17 +101,17 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     if b_at != k + 1 and _falls(blocks[b_at - 1], isa):
         raise NotRotated(f"'{body.label}' is entered from '{blocks[b_at - 1].label}' too")
     lines = source.text.split("\n")
-    if any(i.loc is None for i in head.instrs + body.instrs + latch.instrs) or \
+    if any(i.loc is None for b in [head, body, last, *latches] for i in b.instrs) or \
             (exit_block is not None and (not exit_block.instrs or exit_block.instrs[0].loc is None)):
         raise NotRotated("an instruction of the loop has no line")
-    first_body, back_line = body.instrs[0].loc.line - 1, back.loc.line - 1
     test_line = lines[test.loc.line - 1]
-    if test_line.count(target) != 1 or lines[back_line].count(";") or test_line.count(";"):
+    backs = [b.terminator.loc.line - 1 for b in latches]
+    if test_line.count(target) != 1 or test_line.count(";") or any(lines[n].count(";") for n in backs):
         raise NotRotated(f"line {test.loc.line} cannot be rewritten")
     labels = {}                                            # line index -> a label to insert before it
     body_label = body.label
     if "~" in body.label:
-        body_label = labels[first_body] = f"{header}.body"
+        body_label = labels[body.instrs[0].loc.line - 1] = f"{header}.body"
     if exit_block is not None and "~" in exit_label:
         exit_label = labels[exit_block.instrs[0].loc.line - 1] = f"{header}.exit"
     if exit_block is None:
@@ -122,16 +121,25 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     else:
         branch = test_line                                 # already branches to the body
     again = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + [branch]
-    at = index[latch.label]
+    at = index[last.label]
     after = blocks[at + 1] if at + 1 < len(blocks) else None
     if after is None or after is not (exit_block if exit_block is not None else
                                       blocks[index[target]] if target in index else None):
         indent = re.match(r"\s*", test_line).group(0)
         again.append(f"{indent}{isa.jumps[0]}\t{exit_label}")
-    new = lines[:back_line] + again + lines[back_line + 1:]
-    for at in sorted(labels, reverse=True):
-        shift = len(again) - 1 if at > back_line else 0
-        new = new[:at + shift] + [f"{labels[at]}:"] + new[at + shift:]
+    edits = {}                                             # line index -> the lines that replace it
+    if latches != [last]:                                  # the ends join in one copy of the header
+        join = f"{header}.latch"
+        for n in backs:
+            edits[n] = [re.sub(rf"(?<![\w.$]){re.escape(header)}(?![\w.$])", join, lines[n])]
+        end = last.terminator.loc.line - 1
+        again = [f"{join}:"] + again
+        edits[end] = again if last in latches else edits.get(end, [lines[end]]) + again
+    else:
+        edits[backs[0]] = again
+    new = []
+    for n, line in enumerate(lines):
+        new += ([f"{labels[n]}:"] if n in labels else []) + edits.get(n, [line])
     return "\n".join(new), body_label
 
 
