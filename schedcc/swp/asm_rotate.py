@@ -137,10 +137,33 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
         edits[end] = again if last in latches else edits.get(end, [lines[end]]) + again
     else:
         edits[backs[0]] = again
+    first_body = body.instrs[0].loc.line - 1
+    if _recompute(head, [b for n, b in enumerate(blocks) if n in inside and n != k], isa):
+        edits[first_body] = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + edits.get(first_body, [lines[first_body]])
     new = []
     for n, line in enumerate(lines):
         new += ([f"{labels[n]}:"] if n in labels else []) + edits.get(n, [line])
     return "\n".join(new), body_label
+
+
+def _recompute(head, body: list, isa) -> bool:
+    """Whether the header's instructions are copied to the top of the body too: when the
+    body reads a register they write (else it would read the value the previous
+    iteration's copy at the end wrote: a value carried over the back edge, which the
+    loop analysis cannot follow through a sign extension) and running them twice gives
+    what running them once does (no register they read before writing it is written by
+    them; no store, call or anything but arithmetic and loads)."""
+    code = head.instrs[:-1]
+    written: set[str] = set()
+    read: set[str] = set()
+    for i in code:
+        if i.mem_write is not None or isa.control(i, set()) != "next":
+            return False
+        read |= set(i.uses()) - written
+        written |= set(i.defs())
+    if not code or read & written:
+        return False
+    return any(r in written for b in body for i in b.instrs for r in i.uses())
 
 
 def _succ(blocks, index: dict[str, int], n: int, isa) -> list[int]:
