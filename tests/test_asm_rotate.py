@@ -15,6 +15,7 @@ import pytest
 from swp_tools import LA, run, run_program
 from tools import need
 
+from schedcc.driver.loops import pipeline_source
 from schedcc.frontends import parse_source
 from schedcc.swp.asm_pipeline import pipeline_asm
 from schedcc.swp.asm_rotate import NotRotated, rotate_asm
@@ -270,3 +271,52 @@ def test_a_header_branching_into_the_body_keeps_its_test_and_labels_the_exit():
     res = pipeline_asm(parse_source(text, "f.s"), "la464")
     assert res.loops[0].pipelined, res.loops[0].reason
     assert res.text.startswith(new.split(".L3:")[0])
+
+
+# examples/loops/while_form.{ir,ll,s}: the same while loops (LightIR's style in .ll, a course back end's in .s)
+DRIVER = """#include "corpus.h"
+void saxpy(int n, float a, float *x, float *y);
+void relu(int n, int *x);
+int sumif(int n, int *x, int t);
+RUN {
+    float x[LEN], y[LEN];
+    int v[LEN], w[LEN];
+    fillf(x, LEN, 1); fillf(y, LEN, 2); filli(v, LEN, 3); filli(w, LEN, 4);
+    saxpy(n, numf(3), x, y);
+    relu(n, v);
+    outf(y, LEN); outi(v, LEN); out1l(sumif(n, w, 2));
+}
+"""
+
+
+@pytest.mark.parametrize("lang", ["ir", "ll", "s"])
+def test_every_loop_of_the_while_form_examples_is_rotated_and_pipelined(lang):
+    path = ROOT / "examples" / "loops" / f"while_form.{lang}"
+    res = pipeline_source(parse_source(path.read_text(), str(path)), "la464")
+    assert len(res.loops) == 3 and all(r.pipelined and r.rotated for r in res.loops), [r.reason for r in res.loops]
+    if lang != "ir":    # relu and sumif: an if in the body
+        assert [r.if_converted for r in res.loops] == [False, True, True]
+
+
+@pytest.mark.parametrize("lang", ["ll", "s"])
+def test_the_while_form_examples_compute_the_same_pipelined(tmp_path, lang):
+    need(*TOOLS)
+    path = ROOT / "examples" / "loops" / f"while_form.{lang}"
+    text = path.read_text()
+    c = tmp_path / "driver.c"
+    c.write_text(DRIVER)
+    run(["clang-16", *LA, "-O1", "-S", f"-I{CORPUS}", c, "-o", tmp_path / "driver.s"])
+    driver = (tmp_path / "driver.s").read_text()
+    outputs = []
+    for name, code in (("original", text), ("pipelined", pipeline_source(parse_source(text, str(path)), "la464").text)):
+        src = tmp_path / f"{name}.{lang}"
+        src.write_text(code)
+        if lang == "ll":    # LightIR names no target features: hard floating point, as clang's driver asks
+            run(["llc-16", "-mtriple=loongarch64", "-mattr=+d", "-O2", src, "-o", src.with_suffix(".s")])
+        asm = src.with_suffix(".s").read_text()
+        # no .globl (local symbols) nor unwind tables (ld.lld 16 cannot relocate them); labels apart from the driver's
+        asm = re.sub(r"^\s*\.(globl|cfi_\w+)\b.*\n", "", asm, flags=re.M).replace(".L", ".Lx")
+        prog = tmp_path / f"{name}.prog.s"   # one file: the assembler resolves the calls
+        prog.write_text(driver + "\n" + asm)
+        outputs.append(run_program(prog))
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 8 * 3 * 25

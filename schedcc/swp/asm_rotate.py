@@ -138,8 +138,9 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     else:
         edits[backs[0]] = again
     first_body = body.instrs[0].loc.line - 1
-    if _recompute(head, [b for n, b in enumerate(blocks) if n in inside and n != k], isa):
-        edits[first_body] = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + edits.get(first_body, [lines[first_body]])
+    if _recompute(head, [body] + [b for n, b in enumerate(blocks) if n in inside - {k, b_at}], isa):
+        edits[first_body] = ([lines[i.loc.line - 1] for i in head.instrs[:-1]]
+                             + edits.get(first_body, [lines[first_body]]))
     new = []
     for n, line in enumerate(lines):
         new += ([f"{labels[n]}:"] if n in labels else []) + edits.get(n, [line])
@@ -163,7 +164,12 @@ def _recompute(head, body: list, isa) -> bool:
         written |= set(i.defs())
     if not code or read & written:
         return False
-    return any(r in written for b in body for i in b.instrs for r in i.uses())
+    entry, done = body[0], set()            # registers the body's first block writes before reading them
+    for i in entry.instrs:
+        if any(r in written and r not in done for r in i.uses()):
+            return True
+        done |= set(i.defs())
+    return any(r in written - done for b in body[1:] for i in b.instrs for r in i.uses())
 
 
 def _succ(blocks, index: dict[str, int], n: int, isa) -> list[int]:
