@@ -88,7 +88,8 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     for latch in latches:
         if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
             raise NotRotated(f"the block after '{header}' does not end in a jump back to it" if latch is body else
-                             f"'{latch.label}' goes back to '{header}' other than by a jump")
+                             f"'{latch.label}' goes back to '{header}' other than by a jump",
+                             _jumps_back(latch, header, isa))   # a test at the end too: not a while loop
     if last not in latches and _falls(last, isa):
         raise NotRotated(f"the loop's last block '{last.label}' may fall out of it")
     exit_label = target if exit_block is None else exit_block.label
