@@ -18,7 +18,7 @@ FLOP_NOTE = ("MFU = model FLOPs / (step time x GPUs x peak); model FLOPs = 3 x f
 PART_NAMES = {
     "compute": "compute", "recompute": "recomputation", "exposed_tp": "exposed tensor-parallel comm",
     "exposed_cp": "exposed context-parallel comm", "exposed_dp": "exposed data-parallel comm",
-    "exposed_pp": "exposed pipeline transfers", "optimizer": "optimizer step", "bubble": "pipeline bubble",
+    "exposed_pp": "exposed pipeline transfers", "exposed_emb": "exposed tied-embedding gradient all-reduce", "optimizer": "optimizer step", "bubble": "pipeline bubble",
 }
 
 
