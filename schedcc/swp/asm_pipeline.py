@@ -6,7 +6,8 @@ modulo scheduler tries the next II, as long as the II stays below the cycles
 one iteration takes without pipelining; past that, the loop is left alone
 with the reason ("needs N registers at once, M free"). Loops are transformed
 one after the other; the text is read again after each. A loop tested at its
-top is rotated first (:mod:`schedcc.swp.asm_rotate`) and the rotated text kept
+top is rotated first (:mod:`schedcc.swp.asm_rotate`; a body of several blocks then
+if-converted, :mod:`schedcc.swp.asm_ifconv`) and the rotated text kept
 only when the rotated loop is pipelined; otherwise the text stays as it was and
 the reason says what was tried.
 

@@ -8,11 +8,14 @@ with the test in the header and an unconditional jump back from the body::
     .LBB1_1:                        .LBB1_1:                      the guard, once
         addi.w  $a4, $a3, 0             addi.w  $a4, $a3, 0
         bge     $a4, $a0, .LBB1_3       bge     $a4, $a0, .LBB1_3
-    # %bb.2:                   =>   .LBB1_1.body:
-        ...                             ...
-        addi.d  $a3, $a3, 1             addi.d  $a3, $a3, 1
-        b       .LBB1_1                 addi.w  $a4, $a3, 0       the header again
-    .LBB1_3:                            blt     $a4, $a0, .LBB1_1.body
+    # %bb.2:                   =>   # %bb.2:
+        slli.d  $a5, $a4, 3         .LBB1_1.body:
+        ...                             addi.w  $a4, $a3, 0       again: the body reads $a4
+        addi.d  $a3, $a3, 1             slli.d  $a5, $a4, 3
+        b       .LBB1_1                 ...
+    .LBB1_3:                            addi.d  $a3, $a3, 1
+                                        addi.w  $a4, $a3, 0       the header again
+                                        blt     $a4, $a0, .LBB1_1.body
                                     .LBB1_3:
 
 The header's instructions are copied, as written, over the body's jump back, and
@@ -23,10 +26,25 @@ the block after the body is not the exit, a jump to the exit follows the branch.
 The rotation applies when the header ends in a conditional branch to the exit and
 falls into the body, or branches into the body and falls into the exit (the test is
 then copied as it is, and the exit labelled ``<header>.exit`` when it has no label),
-and the body is one block entered only from the header that
-ends in a jump back to it. Every other line of the file stays byte for byte; the
-pipeliner keeps the rotated text only when the rotated loop is pipelined
-(:func:`schedcc.swp.asm_pipeline.pipeline_asm`).
+and the body is entered only from the header, through its first block, and goes
+back to the header only by jumps.
+
+When the body reads a register the header writes and running the header's
+instructions twice gives what running them once does (they read no register they
+write; arithmetic and loads only), they are copied to the top of the body too, as
+above: the body then reads ``$a4`` computed in the same iteration from the
+induction variable ``$a3``, not the value the previous iteration's copy left
+(carried over the back edge, which the loop analysis does not follow through a
+sign extension: the addresses off it would be unknown).
+
+A body of several blocks (an ``if`` in the loop) is rotated alike; when several
+blocks jump back (llc copies the loop's end into both arms of an ``if``/``else``)
+or the one that does is not the loop's last block in the text, they jump instead
+to one copy of the header, ``<header>.latch:``, written after the loop's last
+block (which must not fall through). If-conversion then makes the rotated loop one
+block (:func:`schedcc.swp.asm_pipeline.pipeline_asm`). Every other line of the file
+stays byte for byte; the pipeliner keeps the rotated text only when the rotated
+loop is pipelined.
 
 Complexity: O(lines of the file).
 

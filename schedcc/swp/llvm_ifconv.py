@@ -18,8 +18,9 @@ only from the latch, becomes one block under the header's label:
   intrinsics in :data:`PURE_INTRINSICS`; a division gets divisor
   ``select P, %y, 1``; a **load or store** goes through
   ``select i1 P, ptr %a, ptr %ifc.scratch``: under a false predicate it touches
-  a private 64-byte stack slot (an ``alloca`` added to the entry block) instead
-  of memory the original would not have touched; a call, a volatile or atomic
+  a private 64-byte stack slot (an ``alloca`` added to the entry block; through a
+  typed pointer, LightIR's, a ``bitcast`` of it to that type, ``%ifc.scratch.*``)
+  instead of memory the original would not have touched; a call, a volatile or atomic
   access, an alloca under a condition are refused, with the reason.
 
 The loop analysis (:mod:`schedcc.swp.llvm_loops`) reads such an address as the
