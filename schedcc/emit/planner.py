@@ -68,7 +68,8 @@ def plan_text(res, top: int = 10, explain: bool = False) -> str:
     lines.append("")
     lines.append(summary_line(res))
     if res.removed:
-        lines.append("rules removed: " + "; ".join(f"{n:,} x {rule}" for rule, (n, _) in res.removed.items()))
+        ranked = sorted(res.removed.items(), key=lambda item: -item[1][0])   # the rules that removed most first
+        lines.append("rules removed: " + "; ".join(f"{n:,} x {rule}" for rule, (n, _) in ranked))
     if explain:
         lines.append("")
         lines += explain_lines(res, top)
