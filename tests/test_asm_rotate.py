@@ -15,6 +15,7 @@ import pytest
 from swp_tools import LA, run, run_program
 from tools import need
 
+from schedcc.driver.loops import pipeline_source
 from schedcc.frontends import parse_source
 from schedcc.swp.asm_pipeline import pipeline_asm
 from schedcc.swp.asm_rotate import NotRotated, rotate_asm
@@ -55,6 +56,42 @@ RUN { double a[LEN], b[LEN], c[LEN]; fill(a, LEN, 1); fill(b, LEN, 2); fill(c, L
 """,
 }
 
+# A while loop with an if in its body: rotated, then if-converted to one block.
+MULTI = {
+    "while_if": """
+KERNEL void k(int n, double *restrict a, const double *restrict b) {
+    int i = 0;
+    while (i < n) { if (b[i] > 0) a[i] = b[i] * 2; i++; }
+}
+RUN { double a[LEN], b[LEN]; fill(a, LEN, 1); fill(b, LEN, 2); k(n, a, b); out(a, LEN); }
+""",
+    # if/else whose two arms each jump back to the test (llc copies the end): they join in <header>.latch
+    "two_ends": """
+KERNEL void k(int n, double *restrict a, const double *restrict b, double *restrict c,
+              const double *restrict d, const double *restrict e) {
+    for (int i = 0; i < n - 1; i++) {
+        if (b[i] < 0) c[i + 1] = a[i] + d[i] * d[i];
+        else a[i] = c[i] + d[i] * e[i];
+    }
+}
+RUN { double a[LEN], b[LEN], c[LEN], d[LEN], e[LEN]; fill(a, LEN, 1); fill(b, LEN, 2); fill(c, LEN, 3);
+      fill(d, LEN, 4); fill(e, LEN, 5); k(n, a, b, c, d, e); out(a, LEN); out(c, LEN); }
+""",
+    # the end of the loop is not its last block in the text: the other arm jumps into it
+    "end_in_the_middle": """
+KERNEL void k(int n, double *restrict a, const double *restrict b, const double *restrict c,
+              const double *restrict d, const double *restrict e) {
+    int j = -1;
+    for (int i = 0; i < n; i++) {
+        if (b[i] > 0) { j++; a[j] = b[i] + d[i] * e[i]; }
+        else { j++; a[j] = c[i] + d[i] * e[i]; }
+    }
+}
+RUN { double a[LEN], b[LEN], c[LEN], d[LEN], e[LEN]; fill(a, LEN, 1); fill(b, LEN, 2); fill(c, LEN, 3);
+      fill(d, LEN, 4); fill(e, LEN, 5); k(n, a, b, c, d, e); out(a, LEN); }
+""",
+}
+
 
 def while_form(tmp: Path, name: str, body: str) -> Path:
     """A C kernel compiled as a non-rotating compiler writes it: every loop tested at its top
@@ -84,6 +121,23 @@ def test_loops_tested_at_the_top_are_rotated_pipelined_and_compute_the_same(tmp_
         assert any("addi.w" in line for line in loop.code[0][1]), loop.code[0][1]
     # Outside the function with the rotated loop, the file is byte for byte the same.
     assert res.text.split("\nk:")[0] == text.split("\nk:")[0]
+
+
+@pytest.mark.parametrize("name", sorted(MULTI))
+def test_while_loops_with_an_if_are_rotated_if_converted_pipelined_and_compute_the_same(tmp_path, name):
+    need(*TOOLS)
+    path = while_form(tmp_path, name, MULTI[name])
+    text = path.read_text()
+    res = pipeline_asm(parse_source(text, str(path)), "la464")
+    (loop,) = [r for r in res.loops if r.name.startswith("k/")]
+    assert loop.pipelined and loop.rotated and loop.if_converted, loop.reason
+    out = tmp_path / f"{name}.swp.s"
+    out.write_text(res.text)
+    assert run_program(path) == run_program(out)
+    assert res.text.split("\nk:")[0] == text.split("\nk:")[0]
+    if name == "while_if":   # the int counter's sign extension is computed again at the top of the body: its
+        # addresses are known, so no recurrence through memory binds the loop (two_ends has a true one, c[i + 1])
+        assert loop.schedule.ii < loop.cycles_before / 2, (loop.schedule.ii, loop.cycles_before)
 
 
 WHILE = """\t.text
@@ -126,10 +180,36 @@ def test_an_int_counter_is_pipelined_behind_a_check_that_it_fits_in_32_bits():
 def test_rotation_copies_the_header_and_inverts_its_test():
     new, body = rotate_asm(parse_source(WHILE, "w.s"), "f", ".L1")
     assert body == ".L1.body"
-    assert new.splitlines()[6:] == [".L1.body:", "\tslli.d\t$a4, $a3, 3", "\tfldx.d\t$fa0, $a1, $a4",
+    assert new.splitlines()[6:] == [".L1.body:", "\taddi.w\t$a3, $a2, 0", "\tslli.d\t$a4, $a3, 3",
+                                    "\tfldx.d\t$fa0, $a1, $a4",
                                     "\tfadd.d\t$fa0, $fa0, $fa0", "\tfstx.d\t$fa0, $a1, $a4",
                                     "\taddi.d\t$a2, $a2, 1", "\taddi.w\t$a3, $a2, 0", "\tblt\t$a3, $a0, .L1.body",
                                     ".L3:", "\tret"]
+
+
+def test_the_header_is_computed_again_at_the_top_of_the_body_only_when_that_changes_nothing():
+    # The body reads $a3, which the header writes from $a2: computed again at its top, $a3 comes from the
+    # induction variable of the same iteration, not from the end of the previous one.
+    new, _ = rotate_asm(parse_source(WHILE, "w.s"), "f", ".L1")
+    assert new.count("\taddi.w\t$a3, $a2, 0") == 3
+    # A header that reads what it writes (running it twice is not running it once): only the guard and the end.
+    text = WHILE.replace("\taddi.w\t$a3, $a2, 0\n", "\taddi.d\t$a3, $a3, 1\n")
+    new, _ = rotate_asm(parse_source(text, "w.s"), "f", ".L1")
+    assert new.count("\taddi.d\t$a3, $a3, 1") == 2
+    # A body that does not read what the header writes: nothing to compute again.
+    text = WHILE.replace("\tslli.d\t$a4, $a3, 3", "\tslli.d\t$a4, $a2, 3")
+    new, _ = rotate_asm(parse_source(text, "w.s"), "f", ".L1")
+    assert new.count("\taddi.w\t$a3, $a2, 0") == 2
+
+
+def test_an_int_counter_read_at_the_top_of_the_body_does_not_bind_the_loop_through_memory():
+    # b[i] = b[i] * a[i] with an int i: without the header computed again, the body's index is the previous
+    # iteration's sign extension, its addresses unknown, and a store may meet the next iteration's loads.
+    text = WHILE.replace("\tfadd.d\t$fa0, $fa0, $fa0", "\tfldx.d\t$fa1, $a5, $a4\n\tfmul.d\t$fa0, $fa0, $fa1")
+    res = pipeline_asm(parse_source(text, "w.s"), "la464")
+    (loop,) = res.loops
+    assert loop.pipelined, loop.reason
+    assert loop.schedule.ii == loop.schedule.mii.value == 3 and loop.schedule.mii.rec.value == 1
 
 
 def test_a_jump_to_the_exit_follows_when_the_exit_is_elsewhere():
@@ -191,3 +271,52 @@ def test_a_header_branching_into_the_body_keeps_its_test_and_labels_the_exit():
     res = pipeline_asm(parse_source(text, "f.s"), "la464")
     assert res.loops[0].pipelined, res.loops[0].reason
     assert res.text.startswith(new.split(".L3:")[0])
+
+
+# examples/loops/while_form.{ir,ll,s}: the same while loops (LightIR's style in .ll, a course back end's in .s)
+DRIVER = """#include "corpus.h"
+void saxpy(int n, float a, float *x, float *y);
+void relu(int n, int *x);
+int sumif(int n, int *x, int t);
+RUN {
+    float x[LEN], y[LEN];
+    int v[LEN], w[LEN];
+    fillf(x, LEN, 1); fillf(y, LEN, 2); filli(v, LEN, 3); filli(w, LEN, 4);
+    saxpy(n, numf(3), x, y);
+    relu(n, v);
+    outf(y, LEN); outi(v, LEN); out1l(sumif(n, w, 2));
+}
+"""
+
+
+@pytest.mark.parametrize("lang", ["ir", "ll", "s"])
+def test_every_loop_of_the_while_form_examples_is_rotated_and_pipelined(lang):
+    path = ROOT / "examples" / "loops" / f"while_form.{lang}"
+    res = pipeline_source(parse_source(path.read_text(), str(path)), "la464")
+    assert len(res.loops) == 3 and all(r.pipelined and r.rotated for r in res.loops), [r.reason for r in res.loops]
+    if lang != "ir":    # relu and sumif: an if in the body
+        assert [r.if_converted for r in res.loops] == [False, True, True]
+
+
+@pytest.mark.parametrize("lang", ["ll", "s"])
+def test_the_while_form_examples_compute_the_same_pipelined(tmp_path, lang):
+    need(*TOOLS)
+    path = ROOT / "examples" / "loops" / f"while_form.{lang}"
+    text = path.read_text()
+    c = tmp_path / "driver.c"
+    c.write_text(DRIVER)
+    run(["clang-16", *LA, "-O1", "-S", f"-I{CORPUS}", c, "-o", tmp_path / "driver.s"])
+    driver = (tmp_path / "driver.s").read_text()
+    outputs = []
+    for name, code in (("original", text), ("pipelined", pipeline_source(parse_source(text, str(path)), "la464").text)):
+        src = tmp_path / f"{name}.{lang}"
+        src.write_text(code)
+        if lang == "ll":    # LightIR names no target features: hard floating point, as clang's driver asks
+            run(["llc-16", "-mtriple=loongarch64", "-mattr=+d", "-O2", src, "-o", src.with_suffix(".s")])
+        asm = src.with_suffix(".s").read_text()
+        # no .globl (local symbols) nor unwind tables (ld.lld 16 cannot relocate them); labels apart from the driver's
+        asm = re.sub(r"^\s*\.(globl|cfi_\w+)\b.*\n", "", asm, flags=re.M).replace(".L", ".Lx")
+        prog = tmp_path / f"{name}.prog.s"   # one file: the assembler resolves the calls
+        prog.write_text(driver + "\n" + asm)
+        outputs.append(run_program(prog))
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 8 * 3 * 25

@@ -65,6 +65,11 @@ OPCODES: dict[str, str] = {
     "extractelement": "extractelement", "insertelement": "insertelement", "shufflevector": "shufflevector",
 }
 IFC_SCRATCH = "%ifc.scratch"   # the if-converter's scratch slot (schedcc.swp.llvm_ifconv)
+
+
+def is_scratch(name: str) -> bool:
+    """The if-converter's scratch slot, or (typed pointers) a cast of it, ``%ifc.scratch.*``."""
+    return name == IFC_SCRATCH or name.startswith(IFC_SCRATCH + ".")
 ICMP: dict[str, str] = {
     "eq": "eq", "ne": "ne", "slt": "lt", "ult": "lt", "sle": "le", "ule": "le",
     "sgt": "gt", "ugt": "gt", "sge": "ge", "uge": "ge",
@@ -248,7 +253,7 @@ class _FunctionBuilder:
                 self.ptrs[dest.name] = self.pointer(values[0][1])
             except SchedccError:
                 pass
-        if op == "select" and dest is not None and len(values) == 3 and values[2][1].text == IFC_SCRATCH \
+        if op == "select" and dest is not None and len(values) == 3 and is_scratch(values[2][1].text) \
                 and values[1][1].kind in ("local", "global"):
             # An access guarded by if-conversion (schedcc.swp.llvm_ifconv): it touches the
             # selected object, or a scratch slot only such accesses use, whose values

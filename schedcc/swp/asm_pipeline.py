@@ -6,7 +6,8 @@ modulo scheduler tries the next II, as long as the II stays below the cycles
 one iteration takes without pipelining; past that, the loop is left alone
 with the reason ("needs N registers at once, M free"). Loops are transformed
 one after the other; the text is read again after each. A loop tested at its
-top is rotated first (:mod:`schedcc.swp.asm_rotate`) and the rotated text kept
+top is rotated first (:mod:`schedcc.swp.asm_rotate`; a body of several blocks then
+if-converted, :mod:`schedcc.swp.asm_ifconv`) and the rotated text kept
 only when the rotated loop is pipelined; otherwise the text stays as it was and
 the reason says what was tried.
 
@@ -55,16 +56,11 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
         base, done = current, ""
         if isinstance(found, NotPipelined) and found.kind == "multi-block":
             try:
-                if "tests at its top" in found.reason:
-                    text, block = rotate_asm(current, found.function.name, found.block.label)
-                    done = (f"the loop tests at its top ('{found.block.label}'); rotated to test at its end "
-                            f"in '{block}'")
-                else:
-                    text, block = if_convert_asm(current, found.function.name, found.block.label), found.block.label
-                    done = "if-converted to one block"
+                text, block, done = _one_block(current, found, isa)
             except (NotRotated, NotConverted) as err:
-                what = "rotated" if isinstance(err, NotRotated) else "if-converted"
-                found = NotPipelined(found.function, found.block, f"{found.reason}; not {what}: {err}", found.kind)
+                what = ("not rotated: " if isinstance(err, NotRotated) else
+                        "" if str(err).startswith("rotated") else "not if-converted: ")
+                found = NotPipelined(found.function, found.block, f"{found.reason}; {what}{err}", found.kind)
             else:
                 base = isa.parse(text, source.program.source)
                 func = base.program.function(found.function.name)
@@ -106,9 +102,30 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
             continue
         res.pressure, text, res.code, res.registers_text = made[res.schedule.ii]
         res.rotated = done.startswith("the loop tests at its top")
-        res.if_converted = done.startswith("if-converted")
+        res.if_converted = "if-converted" in done
         current = isa.parse(text, source.program.source)
     return PipelineResult(source.program, tgt, results, None, current.text, "asm")
+
+
+def _one_block(source: Source, found: NotPipelined, isa) -> tuple[str, str, str]:
+    """The text with the loop of several blocks at *found* made one block (rotated when it
+    tests at its top, then if-converted when its body has several blocks), the new loop's
+    label and what was done; :class:`NotRotated` or :class:`NotConverted` with the reason."""
+    name, header = found.function.name, found.block.label
+    try:
+        text, block = rotate_asm(source, name, header)
+    except NotRotated as err:
+        if err.top or "tests at its top" in found.reason:
+            raise
+        return if_convert_asm(source, name, header), header, "if-converted to one block"
+    done = f"the loop tests at its top ('{header}'); rotated to test at its end in '{block}'"
+    rotated = isa.parse(text, source.program.source)
+    if block in rotated.program.function(name).block(block).successors():
+        return text, block, done
+    try:
+        return if_convert_asm(rotated, name, block), block, f"{done}, then if-converted to one block"
+    except NotConverted as err:
+        raise NotConverted(f"rotated to test at its end in '{block}', then not if-converted: {err}") from None
 
 
 def _again(source: Source, old: AsmLoop) -> AsmLoop:

@@ -8,11 +8,14 @@ with the test in the header and an unconditional jump back from the body::
     .LBB1_1:                        .LBB1_1:                      the guard, once
         addi.w  $a4, $a3, 0             addi.w  $a4, $a3, 0
         bge     $a4, $a0, .LBB1_3       bge     $a4, $a0, .LBB1_3
-    # %bb.2:                   =>   .LBB1_1.body:
-        ...                             ...
-        addi.d  $a3, $a3, 1             addi.d  $a3, $a3, 1
-        b       .LBB1_1                 addi.w  $a4, $a3, 0       the header again
-    .LBB1_3:                            blt     $a4, $a0, .LBB1_1.body
+    # %bb.2:                   =>   # %bb.2:
+        slli.d  $a5, $a4, 3         .LBB1_1.body:
+        ...                             addi.w  $a4, $a3, 0       again: the body reads $a4
+        addi.d  $a3, $a3, 1             slli.d  $a5, $a4, 3
+        b       .LBB1_1                 ...
+    .LBB1_3:                            addi.d  $a3, $a3, 1
+                                        addi.w  $a4, $a3, 0       the header again
+                                        blt     $a4, $a0, .LBB1_1.body
                                     .LBB1_3:
 
 The header's instructions are copied, as written, over the body's jump back, and
@@ -23,10 +26,25 @@ the block after the body is not the exit, a jump to the exit follows the branch.
 The rotation applies when the header ends in a conditional branch to the exit and
 falls into the body, or branches into the body and falls into the exit (the test is
 then copied as it is, and the exit labelled ``<header>.exit`` when it has no label),
-and the body is one block entered only from the header that
-ends in a jump back to it. Every other line of the file stays byte for byte; the
-pipeliner keeps the rotated text only when the rotated loop is pipelined
-(:func:`schedcc.swp.asm_pipeline.pipeline_asm`).
+and the body is entered only from the header, through its first block, and goes
+back to the header only by jumps.
+
+When the body reads a register the header writes and running the header's
+instructions twice gives what running them once does (they read no register they
+write; arithmetic and loads only), they are copied to the top of the body too, as
+above: the body then reads ``$a4`` computed in the same iteration from the
+induction variable ``$a3``, not the value the previous iteration's copy left
+(carried over the back edge, which the loop analysis does not follow through a
+sign extension: the addresses off it would be unknown).
+
+A body of several blocks (an ``if`` in the loop) is rotated alike; when several
+blocks jump back (llc copies the loop's end into both arms of an ``if``/``else``)
+or the one that does is not the loop's last block in the text, they jump instead
+to one copy of the header, ``<header>.latch:``, written after the loop's last
+block (which must not fall through). If-conversion then makes the rotated loop one
+block (:func:`schedcc.swp.asm_pipeline.pipeline_asm`). Every other line of the file
+stays byte for byte; the pipeliner keeps the rotated text only when the rotated
+loop is pipelined.
 
 Complexity: O(lines of the file).
 
@@ -50,35 +68,51 @@ from schedcc.swp.asm_isa import isa_of
 
 
 class NotRotated(Exception):
-    """Why a loop tested at its top was not rotated (one line)."""
+    """Why a loop tested at its top was not rotated (one line). *top*: whether the loop
+    does test at its top (False: its header does not leave it, so rotation does not
+    apply and if-conversion may)."""
+
+    def __init__(self, reason: str, top: bool = True):
+        super().__init__(reason)
+        self.top = top
 
 
 def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     """The text of *source* with the loop whose header is *header* (in *function*)
-    rotated, and the label of the rotated loop's block; :class:`NotRotated` with the
+    rotated, and the label of the rotated loop's first block; :class:`NotRotated` with the
     reason when the loop does not have the shape of the module docstring."""
     isa = isa_of(source)
     func = source.program.function(function)
     blocks = list(func.blocks)
-    k = next(n for n, b in enumerate(blocks) if b.label == header)
+    index = {b.label: n for n, b in enumerate(blocks)}
+    k = index[header]
     head = blocks[k]
     test = head.terminator
     if test is None or test.opcode not in isa.inverse or k + 1 >= len(blocks):
-        raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert")
+        raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert", False)
     target = next((o.name for o in test.operands if isinstance(o, Label)), None)
-    index = {b.label: n for n, b in enumerate(blocks)}
-    if target in index and target != header and index[target] != k + 1 \
-            and _jumps_back(blocks[index[target]], header, isa):
+    inside = _loop(blocks, index, k, isa)
+    if inside == {k}:
+        _second_entry(blocks, index, k, isa)
+    if target in index and index[target] in inside and k + 1 not in inside:
         b_at, exit_block = index[target], blocks[k + 1]     # the test branches into the body
-    else:
+    elif k + 1 in inside and (target not in index or index[target] not in inside):
         b_at, exit_block = k + 1, None                      # the header falls into the body
+    else:
+        raise NotRotated(f"'{test}' does not leave the loop", False)
     body = blocks[b_at]
-    if not _jumps_back(body, header, isa):
-        raise NotRotated(f"the block after '{header}' does not end in a jump back to it")
-    back = body.terminator
+    latches = [blocks[n] for n in sorted(inside - {k}) if k in _succ(blocks, index, n, isa)]
+    last = blocks[max(inside - {k})]                       # the loop's last block in the text
+    for latch in latches:
+        if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
+            raise NotRotated(f"the block after '{header}' does not end in a jump back to it" if latch is body else
+                             f"'{latch.label}' goes back to '{header}' other than by a jump",
+                             _jumps_back(latch, header, isa))   # a test at the end too: not a while loop
+    if last not in latches and _falls(last, isa):
+        raise NotRotated(f"the loop's last block '{last.label}' may fall out of it")
     exit_label = target if exit_block is None else exit_block.label
-    if exit_label in (header, body.label) or exit_label is None:
-        raise NotRotated(f"'{test}' does not leave the loop")
+    if exit_label is None:
+        raise NotRotated(f"'{test}' does not leave the loop", False)
     for b in blocks:
         targets = [o.name for i in b.instrs for o in i.operands if isinstance(o, Label)]
         if b is not head and body.label in targets:
@@ -86,17 +120,17 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     if b_at != k + 1 and _falls(blocks[b_at - 1], isa):
         raise NotRotated(f"'{body.label}' is entered from '{blocks[b_at - 1].label}' too")
     lines = source.text.split("\n")
-    if any(i.loc is None for i in head.instrs + body.instrs) or \
+    if any(i.loc is None for b in [head, body, last, *latches] for i in b.instrs) or \
             (exit_block is not None and (not exit_block.instrs or exit_block.instrs[0].loc is None)):
         raise NotRotated("an instruction of the loop has no line")
-    first_body, back_line = body.instrs[0].loc.line - 1, back.loc.line - 1
     test_line = lines[test.loc.line - 1]
-    if test_line.count(target) != 1 or lines[back_line].count(";") or test_line.count(";"):
+    backs = [b.terminator.loc.line - 1 for b in latches]
+    if test_line.count(target) != 1 or test_line.count(";") or any(lines[n].count(";") for n in backs):
         raise NotRotated(f"line {test.loc.line} cannot be rewritten")
     labels = {}                                            # line index -> a label to insert before it
     body_label = body.label
     if "~" in body.label:
-        body_label = labels[first_body] = f"{header}.body"
+        body_label = labels[body.instrs[0].loc.line - 1] = f"{header}.body"
     if exit_block is not None and "~" in exit_label:
         exit_label = labels[exit_block.instrs[0].loc.line - 1] = f"{header}.exit"
     if exit_block is None:
@@ -106,16 +140,104 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     else:
         branch = test_line                                 # already branches to the body
     again = [lines[i.loc.line - 1] for i in head.instrs[:-1]] + [branch]
-    after = blocks[b_at + 1] if b_at + 1 < len(blocks) else None
+    at = index[last.label]
+    after = blocks[at + 1] if at + 1 < len(blocks) else None
     if after is None or after is not (exit_block if exit_block is not None else
                                       blocks[index[target]] if target in index else None):
         indent = re.match(r"\s*", test_line).group(0)
         again.append(f"{indent}{isa.jumps[0]}\t{exit_label}")
-    new = lines[:back_line] + again + lines[back_line + 1:]
-    for at in sorted(labels, reverse=True):
-        shift = len(again) - 1 if at > back_line else 0
-        new = new[:at + shift] + [f"{labels[at]}:"] + new[at + shift:]
+    edits = {}                                             # line index -> the lines that replace it
+    if latches != [last]:                                  # the ends join in one copy of the header
+        join = f"{header}.latch"
+        for n in backs:
+            edits[n] = [re.sub(rf"(?<![\w.$]){re.escape(header)}(?![\w.$])", join, lines[n])]
+        end = last.terminator.loc.line - 1
+        again = [f"{join}:"] + again
+        edits[end] = again if last in latches else edits.get(end, [lines[end]]) + again
+    else:
+        edits[backs[0]] = again
+    first_body = body.instrs[0].loc.line - 1
+    if _recompute(head, [body] + [b for n, b in enumerate(blocks) if n in inside - {k, b_at}], isa):
+        edits[first_body] = ([lines[i.loc.line - 1] for i in head.instrs[:-1]]
+                             + edits.get(first_body, [lines[first_body]]))
+    new = []
+    for n, line in enumerate(lines):
+        new += ([f"{labels[n]}:"] if n in labels else []) + edits.get(n, [line])
     return "\n".join(new), body_label
+
+
+def _recompute(head, body: list, isa) -> bool:
+    """Whether the header's instructions are copied to the top of the body too: when the
+    body reads a register they write (else it would read the value the previous
+    iteration's copy at the end wrote: a value carried over the back edge, which the
+    loop analysis cannot follow through a sign extension) and running them twice gives
+    what running them once does (no register they read before writing it is written by
+    them; no store, call or anything but arithmetic and loads)."""
+    code = head.instrs[:-1]
+    written: set[str] = set()
+    read: set[str] = set()
+    for i in code:
+        if i.mem_write is not None or isa.control(i, set()) != "next":
+            return False
+        read |= set(i.uses()) - written
+        written |= set(i.defs())
+    if not code or read & written:
+        return False
+    entry, done = body[0], set()            # registers the body's first block writes before reading them
+    for i in entry.instrs:
+        if any(r in written and r not in done for r in i.uses()):
+            return True
+        done |= set(i.defs())
+    return any(r in written - done for b in body[1:] for i in b.instrs for r in i.uses())
+
+
+def _succ(blocks, index: dict[str, int], n: int, isa) -> list[int]:
+    out = [index[t] for t in blocks[n].successors() if t in index]
+    return out + ([n + 1] if _falls(blocks[n], isa) and n + 1 < len(blocks) else [])
+
+
+def _loop(blocks, index: dict[str, int], k: int, isa) -> set[int]:
+    """The blocks of the natural loop at block *k*: *k* and the blocks that reach one of
+    its back edges (from a block *k* dominates: one the entry does not reach without
+    passing *k*) without passing *k*. O(blocks + edges)."""
+    pred: dict[int, list[int]] = {}
+    for n in range(len(blocks)):
+        for t in _succ(blocks, index, n, isa):
+            pred.setdefault(t, []).append(n)
+
+    def closure(start: list[int], step) -> set[int]:
+        seen, todo = set(), list(start)
+        while todo:
+            n = todo.pop()
+            if n != k and n not in seen:
+                seen.add(n)
+                todo += step(n)
+        return seen
+    free = closure([0], lambda n: _succ(blocks, index, n, isa)) | ({0} if k else set())
+    return closure([n for n in pred.get(k, []) if n not in free], lambda n: pred.get(n, [])) | {k}
+
+
+def _second_entry(blocks, index: dict[str, int], k: int, isa) -> None:
+    """:class:`NotRotated` naming the edge into a cycle through block *k* from outside it
+    when there is one (*k* then heads no natural loop)."""
+    ahead, todo = set(), [n for n in _succ(blocks, index, k, isa) if n != k]
+    while todo:
+        n = todo.pop()
+        if n not in ahead:
+            ahead.add(n)
+            todo += [t for t in _succ(blocks, index, n, isa) if t != k]
+    cycle = {n for n in ahead if k in _succ(blocks, index, n, isa)}
+    todo = list(cycle)
+    while todo:                                 # the blocks on a path from *k* back to it
+        n = todo.pop()
+        for m in ahead - cycle:
+            if n in _succ(blocks, index, m, isa):
+                cycle.add(m)
+                todo.append(m)
+    for m in range(len(blocks)):
+        for n in _succ(blocks, index, m, isa):
+            if m != k and m not in cycle and n in cycle:
+                raise NotRotated(f"'{blocks[n].label}' is entered from '{blocks[m].label}' too")
 
 
 def _jumps_back(body, header: str, isa) -> bool:

@@ -18,8 +18,9 @@ only from the latch, becomes one block under the header's label:
   intrinsics in :data:`PURE_INTRINSICS`; a division gets divisor
   ``select P, %y, 1``; a **load or store** goes through
   ``select i1 P, ptr %a, ptr %ifc.scratch``: under a false predicate it touches
-  a private 64-byte stack slot (an ``alloca`` added to the entry block) instead
-  of memory the original would not have touched; a call, a volatile or atomic
+  a private 64-byte stack slot (an ``alloca`` added to the entry block; through a
+  typed pointer, LightIR's, a ``bitcast`` of it to that type, ``%ifc.scratch.*``)
+  instead of memory the original would not have touched; a call, a volatile or atomic
   access, an alloca under a condition are refused, with the reason.
 
 The loop analysis (:mod:`schedcc.swp.llvm_loops`) reads such an address as the
@@ -89,6 +90,7 @@ _BR_COND = re.compile(r"^\s*br i1 (\S+), label (%[-\w.$]+), label (%[-\w.$]+)")
 _BR = re.compile(r"^\s*br label (%[-\w.$]+)")
 _DEF = re.compile(r"^\s*(%[-\w.$]+) = (?:tail |musttail |notail )?(\w+)")
 _PTR = re.compile(r", ptr (%[-\w.$]+|@[-\w.$]+)(?=[,\s]|$)")
+_TYPED_PTR = re.compile(r", ([\w.]+)\* (%[-\w.$]+|@[-\w.$]+)(?=[,\s]|$)")
 _DIV = re.compile(r"= ([us](?:div|rem)) (exact )?(\S+) ([^,]+), ([^,\s]+)")
 _CALLEE = re.compile(r"@([-\w.$]+)\(")
 _SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "float": 4, "double": 8,
@@ -293,15 +295,22 @@ def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict
         if width is None or width > SCRATCH_BYTES:
             raise Refused(f"line {n}: a {op} of a type if-conversion does not handle ({s})")
         a = _PTR.search(line)
-        if a is None and re.search(r", [\w.<>\[\] ]+\* [%@]", s):
-            raise Refused(f"line {n}: a {op} through a typed pointer (LLVM 14 and before) under a condition: "
-                          "if-conversion writes opaque pointers (ptr) only")
+        typed = _TYPED_PTR.search(line) if a is None else None
+        if typed is not None:       # LightIR, LLVM 14 and before: the scratch slot cast to the pointer's type
+            a, ptr = typed, typed.group(1) + "*"
+        else:
+            ptr = "ptr"
         if a is None:
             raise Refused(f"line {n}: the address of the {op} under a condition is not a plain value")
         scratch_used[0] = True
-        key = (p, a.group(1))
+        key = (p, a.group(2) if typed else a.group(1))
         if key not in guards:
-            guards[key] = new(f"select i1 {p}, ptr {a.group(1)}, ptr {SCRATCH}", f"{prefix}a{len(guards)}")
+            other = SCRATCH if typed is None else guards.setdefault(
+                ("cast", ptr), new(f"bitcast [{SCRATCH_BYTES} x i8]* {SCRATCH} to {ptr}",
+                                          f"{SCRATCH}.{prefix[1:]}{len(guards)}"))
+            guards[key] = new(f"select i1 {p}, {ptr} {key[1]}, {ptr} {other}", f"{prefix}a{len(guards)}")
+        if typed is not None:
+            return line[:a.start(2)] + guards[key] + line[a.end(2):]
         guarded = guards[key]
         return line[:a.start(1)] + guarded + line[a.end(1):]
     if op in ("call", "invoke", "callbr"):

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from schedcc.dag import has_unknown_side_effects
 from schedcc.frontends.llvm_info import FunctionInfo, Phi
-from schedcc.frontends.llvm_ir import IFC_SCRATCH
+from schedcc.frontends.llvm_ir import is_scratch
 from schedcc.frontends.source import Source
 from schedcc.ir import Block, Function, Instr, Reg
 from schedcc.swp.analysis import Refusal, analyse, inductions
@@ -222,7 +222,8 @@ def _explain(refusal: Refusal, cmp: Instr) -> str:
 def _guarded(ins: Instr) -> Instr:
     """An address if-conversion guarded (``select %p, %a, %ifc.scratch``) means ``%a``
     for the addresses: the scratch slot is touched only when the result is unused."""
-    if ins.opcode == "select" and len(ins.operands) == 3 and ins.operands[2] == Reg(IFC_SCRATCH):
+    if ins.opcode == "select" and len(ins.operands) == 3 and isinstance(ins.operands[2], Reg) \
+            and is_scratch(ins.operands[2].name):
         return Instr("mov", ins.dest, (ins.operands[1],))
     return ins
 

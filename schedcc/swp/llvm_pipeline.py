@@ -105,6 +105,8 @@ def _reshaped(current: Source, found: NotPipelined, tgt: Target, algorithm: str,
     res = schedule_loop(x.loop, tgt, algorithm, accept, fresh=False, exact=exact)
     if not res.pipelined:
         res.reason = f"{done}: {res.reason}"
+    else:   # the report's "rotated" / "if-converted" lines and JSON flags, as for the other front ends
+        res.rotated, res.if_converted = done.startswith("the loop tests at its top"), "if-converted" in done
     return x, res
 
 
