@@ -130,6 +130,8 @@ def bounds_text(dag: SchedGraph, bounds: MII) -> str:
     if rec.cycle:
         steps = " -> ".join(f"#{n} {instr_text(dag.ops[n].payload)}" for n in rec.cycle + rec.cycle[:1])
         text += f": {steps}: latency {rec.latency} over {plural(rec.distance, 'iteration')}"
+    if bounds.joint is not None:
+        text += f"; at II {rec.value} that recurrence has no slack and {bounds.joint.reason}"
     return text + ")"
 
 
