@@ -30,7 +30,8 @@ It reads only the :class:`~schedcc.problem.SchedGraph`
 (``kernel_end`` marks an operation that must issue in the last row of the
 kernel, like the loop branch; ``distance`` on dependences), so Ascend
 operator graphs use it as they are. An ``accept(schedule)`` callback may
-reject a schedule (``False`` or a reason string); II then grows.
+reject a schedule (``False`` or a reason string); with IMS, swing's schedule at the
+same II is offered before II grows when its MaxLive is lower (shorter lifetimes).
 
 Example::
 
@@ -54,7 +55,7 @@ from typing import Any, Callable
 from schedcc.errors import SchedccError
 from schedcc.problem import SchedGraph, as_graph
 from schedcc.sched.ims import ims
-from schedcc.sched.lifetimes import stage_schedule
+from schedcc.sched.lifetimes import register_pressure, stage_schedule
 from schedcc.sched.mii import MII, mii as compute_mii
 from schedcc.sched.mrt import LoopStructure
 from schedcc.sched.swing import swing
@@ -149,6 +150,10 @@ def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_
     return None
 
 
+def _max_live(s: ModuloSchedule) -> int:
+    return register_pressure(s.graph, s.ii, s.graph.by_node(s.cycle)).max_live
+
+
 def _without_writeback(graph: SchedGraph, width: int, algorithm: str, capacity, budget_ratio: float,
                        min_ii: int | None, ii: int) -> int | None:
     """The II the same search finds below *ii* on *graph*'s machine with results written
@@ -235,6 +240,16 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
         if accept is not None:  # else the schedule is built for the II chosen only
             sched = build(ii, found)
             verdict = accept(sched)
+            if verdict is not True and verdict is not None and algorithm == "ims":
+                # Swing's schedule at the same II keeps lifetimes short: fewer registers.
+                other = swing(structure, ii, width, caps, budget_ratio, Attempt(ii, ""))
+                alt = build(ii, other) if other is not None else None
+                if alt is not None and _max_live(alt) < _max_live(sched):   # else no better for registers
+                    alt.algorithm = "swing"
+                    again = accept(alt)
+                    if again is True or again is None:
+                        attempt.outcome = "IMS's schedule rejected; swing's accepted"
+                        return ii, other, alt
             if verdict is not True and verdict is not None:
                 attempt.outcome = "rejected: " + (verdict if isinstance(verdict, str)
                                                   else "the accept() callback said no")
