@@ -9,6 +9,8 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from schedcc.driver.loops import pipeline_source
+from schedcc.frontends import parse_source
 from schedcc.problem import Dep, Machine, Op, SchedGraph, as_graph
 from schedcc.sched.cpsat import Limits, run
 from schedcc.sched.exact_modulo import modulo_model, stage_bound
@@ -135,3 +137,58 @@ def test_swing_schedule_is_offered_when_ims_needs_too_many_registers():
 def test_an_accepted_ims_schedule_is_kept(accept, ii):
     s = modulo_schedule(lecture_dag(), accept=accept)
     assert s.ii == ii and s.algorithm == "ims"
+
+
+IF_QUAD = """\t.text
+\t.globl\tif_quad
+\t.type\tif_quad,@function
+if_quad:
+\tori\t$a6, $zero, 1
+\tblt\t$a0, $a6, .LBB1_5
+\tbstrpick.d\t$a0, $a0, 31, 0
+\tmovgr2fr.d\t$fa2, $zero
+\tb\t.LBB1_3
+.LBB1_2:
+\tfst.d\t$fa6, $a2, 0
+\tfst.d\t$fa5, $a1, 0
+\taddi.d\t$a4, $a4, 8
+\taddi.d\t$a3, $a3, 8
+\taddi.d\t$a5, $a5, 8
+\taddi.d\t$a1, $a1, 8
+\taddi.d\t$a2, $a2, 8
+\taddi.d\t$a0, $a0, -1
+\tbeqz\t$a0, .LBB1_5
+.LBB1_3:
+\tfld.d\t$fa3, $a3, 0
+\tfneg.d\t$fa4, $fa3
+\tfmul.d\t$fa4, $fa4, $fa0
+\tfld.d\t$fa5, $a5, 0
+\tfmul.d\t$fa5, $fa4, $fa5
+\tfld.d\t$fa4, $a4, 0
+\tfmadd.d\t$fa7, $fa4, $fa4, $fa5
+\tfcmp.cult.d\t$fcc0, $fa7, $fa2
+\tfmov.d\t$fa6, $fa2
+\tfmov.d\t$fa5, $fa2
+\tbcnez\t$fcc0, .LBB1_2
+\tfmul.d\t$fa3, $fa3, $fa1
+\tfsqrt.d\t$fa5, $fa7
+\tfsub.d\t$fa6, $fa5, $fa4
+\tfneg.d\t$fa4, $fa4
+\tfsub.d\t$fa4, $fa4, $fa5
+\tfdiv.d\t$fa5, $fa4, $fa3
+\tfdiv.d\t$fa6, $fa6, $fa3
+\tb\t.LBB1_2
+.LBB1_5:
+\tret
+"""
+
+
+def test_cp_sat_takes_the_mii_where_ims_fragments_a_full_divider():
+    """LCALS if_quad at -O2: fsqrt (36 cycles) and two fdiv (20 each) fill the divider at II
+    76; IMS's first fit leaves it in pieces (II 77); CP-SAT, on its small budget, packs it."""
+    res = pipeline_source(parse_source(IF_QUAD, "if_quad.s"), "la464")
+    (loop,) = res.loops
+    s = loop.schedule
+    assert (s.ii, s.mii.value, s.algorithm) == (76, 76, "cp-sat")
+    assert [a.outcome for a in s.attempts][-1] == "feasible (CP-SAT)"
+    assert "if_quad:" in res.text and ".LBB1_3.kernel:" in res.text

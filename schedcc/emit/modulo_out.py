@@ -135,9 +135,13 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     return "\n".join(lines)
 
 
+CP_SAT_TEXT = ("CP-SAT: the heuristic missed the MII; a feasibility model per II from the MII, on a small "
+               "budget, found this schedule (schedcc.sched.exact_below)")
+
+
 def _algorithm(s) -> str:
     if s.exact is None:
-        return ALGORITHMS[s.algorithm]
+        return ALGORITHMS.get(s.algorithm, CP_SAT_TEXT)
     return (f"CP-SAT: a feasibility model per II from the MII up to {_heuristic_name(s)}'s II, then the fewest "
             "registers at the smallest II (docs/exact.md)")
 
