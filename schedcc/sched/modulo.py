@@ -151,7 +151,7 @@ def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_
 
 
 def _max_live(s: ModuloSchedule) -> int:
-    return register_pressure(s.graph, s.ii, s.graph.by_node(s.cycle)).max_live
+    return register_pressure(s.graph, s.ii, s.cycle).max_live
 
 
 def _without_writeback(graph: SchedGraph, width: int, algorithm: str, capacity, budget_ratio: float,
