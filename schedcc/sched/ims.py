@@ -19,7 +19,7 @@ the upper bound is j against i of the next pass. Operations in the way are
 evicted like resource conflicts.
 
 With ``late`` (the second try of :func:`~schedcc.sched.modulo.modulo_schedule`
-at an II where the first ran out of budget) a free slot counts only up to the
+at the MII where the first ran out of budget) a free slot counts only up to the
 node's latest start, ``min(t(s) - latency + II * distance)`` over its placed
 successors s; without one there, the node is forced in at its earliest start
 as above. Rau's window alone takes a free slot past that bound and evicts the

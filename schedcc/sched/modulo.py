@@ -16,9 +16,9 @@ that fails it gallops (MII + 1, + 3, + 7, ...: steps double) to an II that
 works, then bisects between the last failure and it, so a loop whose II ends
 k above the MII costs O(log k) attempts, not k (IMS is not monotonic in II:
 an II between may work where a larger one failed; the search does not look
-for it). At an II where IMS runs out of budget it tries once more with free slots only
-before each node's placed successors (``late`` in :mod:`schedcc.sched.ims`),
-before the II grows. When the II found is MII + 1, IMS restarts at the MII up to
+for it). At the MII, when IMS runs out of budget, it tries once more with free slots only
+before each node's placed successors (``late`` in :mod:`schedcc.sched.ims`,
+budget :data:`LATE_BUDGET_RATIO` placements per node), before the II grows. When the II found is MII + 1, IMS restarts at the MII up to
 :data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order (a
 bounded repair for a near miss: on ``hydro`` on ``la664`` the height order's
 ties decide whether the exactly full kernel of II 2 is found).
@@ -72,6 +72,7 @@ ALGORITHMS = {
 }
 DEFAULT_BUDGET_RATIO = 6
 IMS_RESTARTS = 8  # shuffled-tie restarts of IMS at the MII
+LATE_BUDGET_RATIO = 3  # IMS's second try at the MII, with latest starts (it needed 2 placements per node at most on the corpus)
 
 
 @dataclass
@@ -227,9 +228,9 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
             found = _restarts(structure, ii, width, caps, budget_ratio, attempt)
         else:
             found = run(structure, ii, width, caps, budget_ratio, attempt)
-            if found is None and algorithm == "ims":   # again, free slots only before placed successors
+            if found is None and algorithm == "ims" and ii == first:   # again, free slots only before placed successors
                 again = Attempt(ii, "")
-                found = ims(structure, ii, width, caps, budget_ratio, again, late=True)
+                found = ims(structure, ii, width, caps, LATE_BUDGET_RATIO, again, late=True)
                 attempt.placements += again.placements
                 attempt.evictions += again.evictions
                 attempt.outcome = (f"{attempt.outcome}; with latest starts: "
