@@ -281,3 +281,167 @@ def test_load_const_builds_every_64_bit_value():
         code = LOONGARCH.load_const("$t0", value)
         assert execute(code) == value, (value, [str(i) for i in code])
         assert len(code) <= 4
+
+
+# A second int index starting at -1 (TSVC s124's j): clang keeps it as 0xffffffff in a 64-bit register
+# (`addi.w -1; lu32i.d 0`) and reads it only through `addi.w`, so its value is sext32(entry) + 1 + k,
+# never entry + 1 + k; the store a[j] is 8 * that off a, checked against b and c over the whole loop.
+LOW_HALF = """#include "corpus.h"
+KERNEL void k(int n, double *a, const double *b, const double *c) {
+    int j = -1;
+    for (int i = 0; i < n; i++) {
+        if (b[i] > 0) { j++; a[j] = b[i] * c[i]; } else { j++; a[j] = c[i] - b[i]; }
+    }
+}
+RUN {
+    double a[2 * LEN + 8], b[LEN], c[LEN];
+    fill(a, 2 * LEN + 8, 1); fill(b, LEN, 2); fill(c, LEN, 3);
+    k(n, a, b, c); out(a, 2 * LEN + 8);
+    k(n, a + 1, a, c); out(a, 2 * LEN + 8);
+    k(n, a, a + 2, a + 9); out(a, 2 * LEN + 8);
+    k(n, a + n, a, a + 1); out(a, 2 * LEN + 8);
+}
+"""
+
+
+def _kernel_runs(path: Path, text: str, label: str) -> bool:
+    """True when the pipelined kernel of loop *label* runs at least once in the program
+    (a `break` at its top stops it), not only the original loop behind a failing guard."""
+    broken = text.replace(f"{label}.kernel:\n", f"{label}.kernel:\n\tbreak 0\n", 1)
+    assert broken != text
+    path.write_text(broken)
+    try:
+        run_program(path)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_an_int_read_only_through_its_low_half_is_followed_as_its_sign_extension(tmp_path):
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    c, s = tmp_path / "low.c", tmp_path / "low.s"
+    c.write_text(LOW_HALF)
+    run(["clang-16", *LA, "-fno-math-errno", "-O1", "-S", f"-I{CORPUS}", c, "-o", s])
+    source = parse_source(s.read_text(), str(s))
+    (x,) = [f for f in find_asm_loops(source) if isinstance(f, AsmLoop) and f.name.startswith("k/")]
+    (ext,) = x.extends
+    (j, _), = ext.terms
+    assert j.startswith("w:") and not ext.unsigned           # the low 32 bits, sign-extended on entry
+    assert x.ranges and all((j, 8) in r.terms for r in x.ranges)   # a[j]: 8 * j off a
+    res = pipeline_asm(source, "la464")
+    loop = _kernel_loop(res)
+    assert loop.pipelined, loop.reason
+    assert loop.schedule.ii < loop.cycles_before
+    out = tmp_path / "low.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)
+    assert _kernel_runs(tmp_path / "low.brk.s", res.text, loop.loop.block.label)
+
+
+SCALED = """\t.text
+f:
+.L1:
+\taddi.d\t$a6, $a6, 1
+\tfld.d\t$fa1, $a2, 0
+\taddi.w\t$a7, $a6, 0
+\tslli.d\t$a7, $a7, 3
+\tfstx.d\t$fa1, $a1, $a7
+\taddi.d\t$a2, $a2, 8
+\taddi.d\t$a0, $a0, -1
+\tbnez\t$a0, .L1
+\tret
+"""
+
+
+def test_the_range_check_of_a_scaled_sign_extended_index_passes_only_when_exact_and_apart():
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    (x,) = find_asm_loops(parse_source(SCALED, "scaled.s"))
+    assert x.extends and x.extends[0].terms == (("w:$a6", 1),)
+    (r,) = x.ranges
+    assert ("w:$a6", 8) in r.terms
+    code = range_guard(LOONGARCH, x.loop, list(x.ranges), "ORIG", ".L1", list(x.extends))
+
+    def sext(v):
+        v &= 0xFFFFFFFF
+        return v - (1 << 32) if v >> 31 else v
+    seen = set()
+    for trips in (1, 2, 5):
+        for j in (0xFFFFFFFF, 3, -4, 0x7FFFFFFE, 0x17FFFFFFE, (1 << 32) + 2):
+            for a2 in range(960, 1100, 8):
+                a1 = 1000
+                # the real loop: a store at a1 + 8 * sext32(j + 1 + k), a load at a2 + 8 * k
+                store = {a1 + 8 * sext(j + 1 + k) + b for k in range(trips) for b in range(8)}
+                load = {a2 + 8 * k + b for k in range(trips) for b in range(8)}
+                wraps = any(sext(j + 1 + k) != sext(j) + 1 + k for k in range(trips))
+                passes = _passes(code, {"$a0": trips, "$a1": a1, "$a2": a2, "$a6": j})
+                assert not passes or not (wraps or store & load), (trips, j, a2)
+                if passes:
+                    seen.add(j)
+                elif not wraps and (max(store) < min(load) or max(load) < min(store)):
+                    raise AssertionError(("refused though apart", trips, j, a2))
+    assert {0xFFFFFFFF, 0x17FFFFFFE, -4} <= seen     # -1 kept zero-extended (or with any upper half): followed
+
+
+ZEXT = """\t.text
+f:
+.L1:
+\tfld.d\t$fa0, $a1, 0
+\tfst.d\t$fa0, $a2, 0
+\taddi.d\t$a1, $a1, 8
+\taddi.d\t$a2, $a2, 8
+\taddi.d\t$a0, $a0, -1
+\tbstrpick.d\t$t0, $a0, 31, 0
+\tbnez\t$t0, .L1
+\tret
+"""
+
+
+def test_a_loop_test_of_a_zero_extended_counter_is_read_behind_a_check():
+    from schedcc.swp.asm_isa import LOONGARCH
+    from schedcc.swp.asm_ranges import range_guard
+    (x,) = find_asm_loops(parse_source(ZEXT, "zext.s"))
+    assert isinstance(x, AsmLoop), x.reason
+    assert x.loop.iv.reg == "v:$a0" and x.loop.exit.op == "ne"
+    (ext,) = x.extends
+    assert ext.unsigned and ext.terms == (("$a0", 1),)
+    code = range_guard(LOONGARCH, x.loop, [], "ORIG", ".L1", list(x.extends))
+    assert _passes(code, {"$a0": 10, "$a1": 0, "$a2": 4096})
+    assert _passes(code, {"$a0": 1 << 32, "$a1": 0, "$a2": 4096})     # counter values 2^32 - 1 .. 0
+    assert not _passes(code, {"$a0": (1 << 32) + 5, "$a1": 0, "$a2": 4096})   # the real loop stops at 2^32
+    assert not _passes(code, {"$a0": 0, "$a1": 0, "$a2": 4096})       # -1: 2^32 - 1 more iterations
+    # RISC-V has no single zero extension: the same loop there is not read as a counter test
+    assert LOONGARCH.zero_extension(x.original.instrs[5]) == "$a0"
+
+
+def test_livermore_17_tests_a_zero_extension_and_runs_pipelined(tmp_path):
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    s = tmp_path / "k17.s"
+    run(["clang-16", *LA, "-fno-math-errno", "-O1", "-S", f"-I{CORPUS}", CORPUS / "livermore_k17.c", "-o", s])
+    res = pipeline_asm(parse_source(s.read_text(), str(s)), "la464")
+    (loop,) = [r for r in res.loops if r.name.startswith("implicit_cond/")]
+    assert loop.pipelined and loop.if_converted, loop.reason
+    out = tmp_path / "k17.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)
+    assert _kernel_runs(tmp_path / "k17.brk.s", res.text, loop.loop.block.label)
+
+
+def test_a_guard_where_every_register_is_live_saves_callee_saved_ones_before_it(tmp_path):
+    """PolyBench trmm at -O1: the innermost loop's own registers are all live at its top and
+    none is free, so the guard's temporary can only be a callee-saved register: they are
+    saved before the guard, and a failing test restores them on its way to the original loop."""
+    need("clang-16", "llvm-mc-16", "ld.lld-16", "qemu-loongarch64")
+    s = tmp_path / "trmm.s"
+    run(["clang-16", *LA, "-fno-math-errno", "-O1", "-S", f"-I{CORPUS}", CORPUS / "polybench_trmm.c", "-o", s])
+    res = pipeline_asm(parse_source(s.read_text(), str(s)), "la464")
+    (loop,) = [r for r in res.loops if r.pipelined and r.name.startswith("trmm/")]
+    label = loop.loop.block.label
+    code = [line for _, lines in loop.code for line in lines]
+    first = next(k for k, line in enumerate(code) if line.startswith("\tbl") or line.startswith("\tbnez"))
+    assert any(line.startswith("\tst.d\t$s") for line in code[:first])     # saved before the first test
+    assert f"\tb\t{label}.orig" in code and f"{label}.restore:" in code
+    out = tmp_path / "trmm.swp.s"
+    out.write_text(res.text)
+    assert run_program(s) == run_program(out)                # n = 0..24: short ones leave through the restore
+    assert _kernel_runs(tmp_path / "trmm.brk.s", res.text, label)

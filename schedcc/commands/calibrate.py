@@ -76,6 +76,13 @@ def run(args: argparse.Namespace) -> int:
         if err.loc is None and "too few runs" in err.message and (args.constants or args.fit_on):
             raise option_error(args, "--constants" if args.constants else "--fit-on", err.message,
                                notes=err.notes) from None
+        about_constants = err.message.startswith(("unknown constant", "a constant is asked twice", "'compute'"))
+        if err.loc is None and (about_constants or "too few runs" in err.message):
+            # the file's [fit] table asked it: point there, as every other error in the file does
+            key = "constants" if about_constants or inp.constants else "on"
+            located = inp.locate(err.message, key, table="fit", notes=err.notes)
+            if located.loc is not None:
+                raise located from None
         raise
     command = "schedcc calibrate " + " ".join(getattr(args, "_argv", [])[1:])
     text = (json.dumps(report_json(fit), indent=1) + "\n") if args.format == "json" else report_text(fit)

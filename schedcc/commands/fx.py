@@ -12,8 +12,8 @@ from schedcc.errors import SchedccError
 HELP = "reorder a saved PyTorch graph (torch.export .pt2) so that its collectives hide behind compute"
 DESCRIPTION = """\
 Read an FX graph saved with torch.export.save (functional collectives
-torch.ops._c10d_functional.* and their wait_tensor; docs/torch.md shows how to
-capture one on CPU), price every node from its tensor metadata on a cluster
+torch.ops._c10d_functional.* and their wait_tensor; docs/torch-fx.md shows how
+to capture one on CPU), price every node from its tensor metadata on a cluster
 model, find schedcc's order and report the step time and exposed communication
 before and after, and a lower bound on the exposed communication of any order;
 -o writes the reordered graph (a .pt2 again). --compare also runs Inductor's
@@ -28,7 +28,7 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="GRAPH.pt2", help="a graph saved with torch.export.save")
-    parser.add_argument("-t", "--target", required=True, help="cluster model: h100-8x, a100-8x, h100-128x, ...")
+    parser.add_argument("-t", "--target", required=True, help="cluster model: h100-8x, h100-128x, dgx-a100, dgx-h100, ... (schedcc targets lists them)")
     parser.add_argument("-o", "--output", metavar="OUT.pt2", help="write the reordered graph (torch.export.save)")
     parser.add_argument("--estimates", choices=("schedcc", "inductor"), default="schedcc",
                         help="node durations: schedcc's cluster cost model or Inductor's roofline and NCCL "
@@ -57,6 +57,10 @@ def load_graph(path: str):
     if not data.startswith(b"PK"):  # torch.export.save writes a zip archive
         raise SchedccError(f"{path}: not a graph saved by torch.export.save (not a zip archive)",
                            notes=["save one with torch.export.save(torch.export.export(module, args), path)"])
+    if _is_pickle_archive(data):
+        raise SchedccError(f"{path}: written by torch.save (a pickled object), not by torch.export.save",
+                           notes=["save the graph with torch.export.save(torch.export.export(module, args), path); "
+                                  "docs/torch-fx.md shows how to capture a training step"])
     import logging
     quiet = logging.getLogger("torch.export")
     level = quiet.level
@@ -70,6 +74,17 @@ def load_graph(path: str):
             from None
     finally:
         quiet.setLevel(level)
+
+
+def _is_pickle_archive(data: bytes) -> bool:
+    """A zip archive as torch.save writes it (``<name>/data.pkl``), not as torch.export.save does."""
+    import zipfile
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+    return any(n.endswith("/data.pkl") or n == "data.pkl" for n in names) and \
+        not any("/models/" in n or n.startswith("models/") for n in names)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
 
 def format_result(name: str, target: str, result, rows) -> str:
     b, a = result.before, result.after
-    lines = [f"{name}: {len(result.order)} nodes on {target}, {result.estimates}'s estimates",
+    n = len(result.order)
+    lines = [f"{name}: {n:,} node{'s' if n != 1 else ''} on {target}, {result.estimates}'s estimates",
              f"  {'order':<30}{'step (us)':>12}{'comm (us)':>12}{'exposed (us)':>14}"]
     for label, r in (("original", b), ("schedcc", a)):
         lines.append(f"  {label:<30}{r.step_time_us:>12.1f}{r.comm_us:>12.1f}{r.exposed_comm_us:>14.1f}")
@@ -135,6 +151,9 @@ def format_result(name: str, target: str, result, rows) -> str:
     if bound is not None:
         lines.append(f"  bound: {bound.argument}; schedcc's order exposes "
                      f"{max(0.0, a.exposed_comm_us - bound.exposed_us):.1f} us more than it")
+    if not b.comm_by_group:
+        lines.append("  note: the graph has no collective (torch.ops._c10d_functional.*): nothing to hide; "
+                     "capture the step with schedcc.torch.capture.capture (docs/torch-fx.md)")
     for group in result.assumed_groups:
         lines.append(f"  note: process group '{group}' does not say its size: priced as the whole cluster "
                      f"(say --group {group}=N)")

@@ -7,6 +7,7 @@ import json
 import sys
 
 from schedcc.commands.values import MIB, whole
+from schedcc.errors import plural
 
 HELP = "replay PyTorch profiler traces (one per rank): measured vs replayed steps, exposed communication, what-ifs"
 DESCRIPTION = """\
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         from schedcc.viz.replay import write_replay_timeline
         title = (f"{name}: what-if {change.label}, {change.step_us / 1000:,.1f} ms "
                  f"({change.gain:+.1%} vs {change.baseline_label})" if change is not None else
-                 f"{name}: replay of {len(result.steps)} profiled steps, {len(result.traces)} ranks "
+                 f"{name}: replay of {plural(len(result.steps), 'profiled step')}, {plural(len(result.traces), 'rank')} "
                  f"({result.replayed_us / 1000:,.1f} ms; measured {result.measured_us / 1000:,.1f} ms)")
         note = write_replay_timeline(args.timeline, timed, title, tuple(files))
         notes.append(note or f"wrote {args.timeline}")

@@ -392,7 +392,9 @@ def emit(result, framework: str, context=None) -> Emitted:
         passed.append(f"#{rank} {s.candidate.label()}: {why}")
     else:
         raise SchedccError(f"--emit {framework}: no feasible candidate of this plan can run on {framework}",
-                           notes=passed[:3] or ["the plan has no feasible candidate"])
+                           notes=(passed[:3] or ["the plan has no feasible candidate"])
+                           + [f"--framework {framework} searches only what {framework} can run"
+                              + (" (with a --fix it can run)" if passed else "")])
     ctx = context or _context(result)
     from schedcc.planner.overlap import chosen_chunks
     chunks = chosen_chunks(ctx.model, s.candidate, ctx.settings, ctx.cluster)

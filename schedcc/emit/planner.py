@@ -18,7 +18,7 @@ FLOP_NOTE = ("MFU = model FLOPs / (step time x GPUs x peak); model FLOPs = 3 x f
 PART_NAMES = {
     "compute": "compute", "recompute": "recomputation", "exposed_tp": "exposed tensor-parallel comm",
     "exposed_cp": "exposed context-parallel comm", "exposed_dp": "exposed data-parallel comm",
-    "exposed_pp": "exposed pipeline transfers", "optimizer": "optimizer step", "bubble": "pipeline bubble",
+    "exposed_pp": "exposed pipeline transfers", "exposed_emb": "exposed tied-embedding gradient all-reduce", "optimizer": "optimizer step", "bubble": "pipeline bubble",
 }
 
 
@@ -68,7 +68,8 @@ def plan_text(res, top: int = 10, explain: bool = False) -> str:
     lines.append("")
     lines.append(summary_line(res))
     if res.removed:
-        lines.append("rules removed: " + "; ".join(f"{n:,} x {rule}" for rule, (n, _) in res.removed.items()))
+        ranked = sorted(res.removed.items(), key=lambda item: -item[1][0])   # the rules that removed most first
+        lines.append("rules removed: " + "; ".join(f"{n:,} x {rule}" for rule, (n, _) in ranked))
     if explain:
         lines.append("")
         lines += explain_lines(res, top)

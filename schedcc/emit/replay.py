@@ -31,8 +31,8 @@ def format_replay(r, name: str) -> str:
     ranks = plural(len(traces), "rank") if world == len(traces) else \
         f"{len(traces)} of {world} ranks ({', '.join(str(t.rank) for t in traces)}; --subset)"
     lines = [f"{name}: {ranks} ({backend}), profiled steps "
-             f"{_ranges([s.number for s in traces[0].steps])}; {len(r.step.graph)} nodes: {pieces} host pieces, "
-             f"{comms} collectives" + (f", {sum(len(v.kernels) for v in views)} GPU kernels"
+             f"{_ranges([s.number for s in traces[0].steps])}; {len(r.step.graph):,} nodes: {pieces:,} host pieces, "
+             f"{comms:,} collectives" + (f", {sum(len(v.kernels) for v in views):,} GPU kernels"
                                        if any(v.kernels for v in views) else ""),
              "",
              "  step    measured (ms)   replayed (ms)    error   (mean over ranks)"]

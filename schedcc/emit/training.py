@@ -176,7 +176,7 @@ def format_overlap(ov) -> str:
             lines.append(f"  {mark + c.label:<{width}} {c.step_time_us / 1000:>10,.3f} {c.exposed_comm_us / 1000:>9,.3f} "
                          + " ".join(f"{c.exposed_by_group.get(g, 0.0) / 1000:>8,.3f}" for g in groups)
                          + f" {c.peak_activation_bytes / 2**30:>12.2f}")
-        lines.append("  (* kept: the shortest step; exposed communication per group in ms, worst rank)")
+        lines.append("  (* kept: " + _kept_rule(ov) + "; exposed communication per group in ms, worst rank)")
     for label, why in ov.failed:
         lines.append(f"  {label}: cannot run: {why.splitlines()[0][:160]}")
     return "\n".join(lines) + "\n"
@@ -187,3 +187,15 @@ def _k_summary(ov) -> str:
     for k in ov.chunks.values():
         counts[k] = counts.get(k, 0) + 1
     return ", ".join(f"K={k}: {n}" for k, n in sorted(counts.items()))
+
+
+def _kept_rule(ov) -> str:
+    """Why the starred candidate: the shortest step, or the shortest within the activation memory
+    limit when a shorter one holds more (it read "the shortest step" beside a shorter row)."""
+    best = ov.best
+    over = [c for c in ov.candidates if best is not None and c.step_time_us < best.step_time_us]
+    if not over or ov.memory_limit is None:
+        return "the shortest step"
+    return (f"the shortest step within {ov.memory_limit / 2**30:.2f} GiB of peak activations (the step as given's "
+            f"unless --max-activation-gib says otherwise); {over[0].label} is shorter but holds "
+            f"{over[0].peak_activation_bytes / 2**30:.2f} GiB")

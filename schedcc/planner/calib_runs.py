@@ -202,7 +202,12 @@ def parse_runs(text: str, path: str = "<runs>") -> CalibrationInput:
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
         loc = Loc(path, int(m.group(1)), int(m.group(2))) if m else None
-        raise SchedccError(f"invalid TOML: {re.sub(r' [(]at line.*', '', str(err))}", loc,
+        if loc is None and "(at end of document)" in str(err):  # a file cut short: point at its end
+            loc = Loc(path, max(1, len(doc.lines)), len(doc.lines[-1]) + 1 if doc.lines else 1)
+        message = re.sub(r" [(]at (line|end of document).*", "", str(err))
+        raise SchedccError(f"invalid TOML: {message}" if loc else f"{path}: invalid TOML: {message}", loc,
+                           notes=["the file ends in the middle of a value: is it complete?"]
+                           if "end of document" in str(err) else [],
                            source_line=doc.lines[loc.line - 1] if loc and loc.line <= len(doc.lines) else None) from None
     for key in data.keys() - {"cluster", "fit", "runs"}:
         raise doc.error(f"unknown table '{key}'", key, table=key,
@@ -304,10 +309,12 @@ def _run(doc: _Doc, i: int, r: dict, base_dir: Path, cluster_name: str) -> Run:
     if key == "trace":
         step, share = read_trace(str(base_dir / str(r["trace"])))
     else:
-        value = check_range(r[key], 0, 1e12, key, above=True, why="a measured time or rate") \
-            if isinstance(r[key], (int, float)) and not isinstance(r[key], bool) else None
-        if value is None:
+        if not isinstance(r[key], (int, float)) or isinstance(r[key], bool):
             raise doc.error(f"run '{rid}': {key} must be a positive number", key, i)
+        try:
+            value = check_range(r[key], 0, 1e12, key, above=True, why="a measured time or rate")
+        except SchedccError as err:
+            raise doc.error(f"run '{rid}': {err.message}", key, i) from None
         tokens = nums["global_batch"] * model.seq
         step = {"step_time_s": value, "tokens_per_s": tokens / value,
                 "tokens_per_s_per_gpu": tokens / (value * nums["gpus"]),

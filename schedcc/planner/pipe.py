@@ -19,7 +19,9 @@ one piece after the rank's last action. With ZeRO-2 every backward runs under
 its own reductions and is lengthened by the cluster's ``contention`` times
 that overlap (NCCL takes SMs and memory bandwidth, as ZeRO-3's per-layer
 reductions pay in the layer schedules); the once-per-step reductions are
-left as the calibration found them (docs/cost-model.md). Then the optimizer step
+left as the calibration found them (docs/cost-model.md). Tied embeddings with
+``pp > 1``: the first and last rank then all-reduce the embedding's gradient
+(:func:`tied_embedding_s`). Then the optimizer step
 (memory-bound: 34 bytes per parameter held, Adam's read and write of fp32
 weights, gradients, moments and the bf16 copy, and the gradient norm); with
 ZeRO 1 and 2 (and FSDP under a pipeline schedule) the updated weights are
@@ -188,6 +190,23 @@ def _transfer(cand, cluster, model) -> tuple[float, float]:
     return xfer, net
 
 
+def tied_embedding_s(cand, cluster, model, sh) -> float:
+    """Seconds of the all-reduce that keeps tied input and output embeddings equal: with
+    ``pp > 1`` the first pipeline rank holds the input embedding and the last the output layer,
+    the same ``vocab x hidden / tp`` weights, and after the data-parallel reductions every step
+    the two all-reduce its gradient, at the dtype the framework holds gradients in (Megatron-Core
+    ``finalize_model_grads``: ``_allreduce_word_embedding_grads`` on ``weight.main_grad`` over the
+    embedding group, after ``finish_grad_sync``, before the optimizer; DeepSpeed's pipeline
+    engine reduces its tied modules the same way). The two ranks are ``(pp - 1) x tp x cp x dp``
+    devices apart (Megatron-LM's order). 0 without tied embeddings or a pipeline
+    (tests/test_planner_tied_embeddings.py). O(1).
+    """
+    if cand.pp <= 1 or not model.tied_embeddings:
+        return 0.0
+    size = model.embedding_params() / cand.tp * sh.grad_bytes
+    return cluster.collective_time("allreduce", size, 2, (cand.pp - 1) * cand.tp * cand.cp * cand.dp)
+
+
 def _nic_load(cluster, kind: str, size: float, ranks: int, stride: int) -> float:
     """Share of each member's NIC a collective keeps busy (:meth:`Cluster.net_time` over its time)."""
     t = cluster.collective_time(kind, size, ranks, stride)
@@ -328,6 +347,16 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                 dep(last_of_rank[r], g)
                 reduce_ops.append(g)
             opt_time[r] = reduce_ops
+    # tied embeddings: the first and last ranks' copies all-reduce their gradients once the
+    # data-parallel reductions are done, before the optimizer (Megatron-Core finalize_model_grads)
+    tied: dict[int, int] = {}
+    t_tied = tied_embedding_s(cand, cluster, model, sh)
+    if t_tied > 0:
+        waits = [last_of_rank[r] for r in (0, p - 1)] + [g for r in (0, p - 1) for g in opt_time.get(r, ())]
+        for r in (0, p - 1):
+            tied[r] = node(f"tied{r}", f"r{r}:emb", t_tied)
+            for w in waits:
+                dep(w, tied[r])
     slowest_optimizer = 0.0
     for r in range(p):
         stages = [s for s in range(n_stages) if rank_of_stage[s] == r]
@@ -337,6 +366,8 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
         dep(last_of_rank[r], o, 0, "ORDER")
         for g in opt_time.get(r, ()):
             dep(g, o)
+        if r in tied:
+            dep(tied[r], o)
         if sh.gather == "step":
             for s in stages:
                 size = stage_params[s] * 2 / settings.buckets

@@ -25,9 +25,12 @@ value copy is a virtual register, allocated by colouring the interference
 graph of the new code; it may take a register the loop writes (its own, for
 preference, so that most copies back cost nothing) or one that is free
 across the loop (:func:`schedcc.swp.asm_liveness.free_registers`: dead there,
-so callee-saved ones only where the function has saved them). When they do
-not suffice, :class:`NotGenerated` says how many are needed and how many are
-free, and the pipeliner tries a larger II. Every line outside the loop stays
+so callee-saved ones only where the function has saved them), else
+callee-saved ones saved on the stack around the pipelined code: after the
+guard, or before it when the guard's temporary needs one (its failing tests
+then load them back in ``<label>.restore`` on the way to the original loop).
+When they do not suffice, :class:`NotGenerated` says how many are needed and
+how many are free, and the pipeliner tries a larger II. Every line outside the loop stays
 byte for byte.
 
 Example::
@@ -215,7 +218,7 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
     free = free_registers(func, L, live, isa)
     saved: list[str] = []
     try:
-        colour = _allocate(ops, x, free, header_live, exit_live, K)
+        colour = _allocate(ops, x, free, header_live, exit_live, EXIT)
     except NotGenerated:
         # Callee-saved registers the loop does not use: saved on the stack around the
         # pipelined code (not when the loop addresses the stack itself).
@@ -224,9 +227,21 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
         # (the if-converter's scratch bytes below $sp stay below it when $sp moves down)
         if any(isa.sp in i.uses() and not is_scratch(i, isa) for i in x.original.instrs) or not saveable:
             raise
-        ops[len(ops) - 1:len(ops) - 1] = [_Op(isa.spill("ld", r, 0)) for r in saveable]
-        ops[entry:entry] = [_Op(isa.spill("st", r, 0)) for r in saveable]
-        colour = _allocate(ops, x, free + saveable, header_live, exit_live, K)
+        restore = f"{L}.restore"
+        while restore in labels:
+            restore += "_"
+        for before_guard in (False, True):
+            # saved after the guard; else before it (its temporaries may need one of them: every
+            # other register is live there), a failing test then restoring them on its way out
+            trial = _saving(ops, entry, saveable, before_guard, ORIG, restore, isa)
+            try:
+                colour = _allocate(trial, x, free + saveable, header_live, exit_live, EXIT)
+            except NotGenerated:
+                if before_guard:
+                    raise
+                continue
+            ops = trial
+            break
         saved = [r for r in saveable if r in colour.values()]
         size = (8 * len(saved) + 15) // 16 * 16
         keep = []
@@ -290,7 +305,23 @@ def _names(ins: Instr, isa: AsmIsa) -> tuple[list[str], list[str]]:
     return uses, list(ins.defs())
 
 
-def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_live, kernel: str) -> dict[str, str]:
+def _saving(ops: list[_Op], entry: int, regs: list[str], before_guard: bool, orig: str, restore: str,
+            isa: AsmIsa) -> list[_Op]:
+    """*ops* with *regs* stored after the guard (at *entry*) or before it, and loaded back
+    before the exit branch (the last op); before the guard, its failing tests go to
+    *restore*, which loads them back and falls into *orig*."""
+    out = ops[:-1] + [_Op(isa.spill("ld", r, 0)) for r in regs] + ops[-1:]
+    if not before_guard:
+        return out[:entry] + [_Op(isa.spill("st", r, 0)) for r in regs] + out[entry:]
+    for k, op in enumerate(out[:entry]):
+        if op.target == orig:
+            out[k] = _Op(Instr(op.instr.opcode, None, op.instr.operands[:-1] + (Label(restore),)), target=restore)
+    return ([_Op(isa.spill("st", r, 0)) for r in regs] + out
+            + [_Op(Instr(isa.jumps[0], None, (Label(orig),)), target=orig, falls=False), _Op(label=restore)]
+            + [_Op(isa.spill("ld", r, 0)) for r in regs])
+
+
+def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_live, exit_label: str) -> dict[str, str]:
     """A physical register for every virtual one: colouring of the interference graph."""
     n = len(ops)
     at = {op.label: k for k, op in enumerate(ops) if op.label is not None}
@@ -308,7 +339,7 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
                 out |= set(header_live)      # falls into the original loop
             if op.target is not None:
                 out |= live_before[at[op.target]] if op.target in at else set(
-                    header_live if op.target != ops[-1].target else exit_live)
+                    header_live if op.target != exit_label else exit_live)
             if op.instr is None:
                 before = set(out)
             else:

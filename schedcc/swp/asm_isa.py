@@ -79,6 +79,11 @@ class AsmIsa:
             return "fcc"
         return "fpr" if name in self.fpr else "gpr"
 
+    def zero_extension(self, ins: Instr) -> str | None:
+        """The register whose low 32 bits *ins* zero-extends, or None (none on RISC-V: RV64GC
+        writes it as two shifts)."""
+        return None
+
     def is_register(self, name: str) -> bool:
         """A physical register, or the loop's renamed one (``v:$a1``)."""
         return (name[2:] if name.startswith("v:") else name) in self.all
@@ -163,6 +168,12 @@ class _LoongArch(AsmIsa):
 
     def is_fixed(self, ins: Instr) -> bool:
         return super().is_fixed(ins) or "ptr" in ins.opcode
+
+    def zero_extension(self, ins: Instr) -> str | None:
+        """``bstrpick.d r, s, 31, 0``: bits 31..0 of s (an unsigned counter's test)."""
+        ops = ins.operands
+        return ops[0].name if ins.opcode == "bstrpick.d" and len(ops) == 3 and isinstance(ops[0], Reg) \
+            and ops[1:] == (Const(31), Const(0)) else None
 
     def control(self, ins: Instr, labels: set[str]) -> str:
         op, ops = ins.opcode, ins.operands

@@ -39,7 +39,12 @@ An ``int`` read as ``addi.w r, s, c`` (the low 32 bits of s + c, sign-extended) 
 behind a check that it and the bound fit in 32 bits (``narrow``), anything else
 behind a check of its lowest and highest values
 (:class:`~schedcc.swp.asm_ranges.SignExtension`); a sign extension of a value
-schedcc cannot follow is an unknown value.
+schedcc cannot follow is an unknown value. A register the loop reads only through
+``addi.w`` (besides stepping itself: an ``int`` whose upper half need not be its
+sign, clang's ``j = -1`` kept as 0xffffffff) is named ``w:$a6`` there, its low 32
+bits sign-extended on entry, which the guard computes. A zero extension
+``bstrpick.d r, s, 31, 0`` (a loop test of the low 32 bits of a counter) is read as
+s behind a check that s's first and last values lie in [0, 2^32).
 
 Example::
 
@@ -180,11 +185,16 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     sexts = {n: (i.operands[0].name, i.operands[1].value) for n, i in enumerate(instrs_t)
              if i.opcode == isa.sext and len(i.operands) == 2 and isinstance(i.operands[0], Reg)
              and isinstance(i.operands[1], Const) and isinstance(i.operands[1].value, int)}
-    opaque: set[int] = set()     # sign extensions of values schedcc cannot follow: unknown values
+    # bstrpick.d r, s, 31, 0: the low 32 bits of s, zero-extended (an unsigned counter's test)
+    zexts = {n for n, i in enumerate(instrs_t) if isa.zero_extension(i)}
+    sexts.update({n: (isa.zero_extension(instrs_t[n]), 0) for n in zexts})
+    opaque: set[int] = set()     # extensions of values schedcc cannot follow: unknown values
     guarded = guarded_meaning(instrs_t, isa)   # if-converted
     while True:
-        generic = tuple(Instr("opaque", i.dest) if n in opaque else generic_instr(isa, replace(i, opcode=isa.addi))
-                        if n in sexts else generic_instr(isa, i) for n, i in enumerate(instrs_t))
+        generic = tuple(Instr("opaque", i.dest) if n in opaque else
+                        Instr("add", i.dest, (Reg(sexts[n][0]), Const(0))) if n in zexts else
+                        generic_instr(isa, replace(i, opcode=isa.addi)) if n in sexts else generic_instr(isa, i)
+                        for n, i in enumerate(instrs_t))
         generic = tuple(guarded.get(n, g) for n, g in enumerate(generic))
         body = Body(function, Block(L, instrs_t, block.loc), generic, reaching, br,
                     BRANCH_OPS[op], True, "", "", unsigned=op in ("bltu", "bgeu"), fixed=fixed,
@@ -200,8 +210,9 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
 
     def sext_refusal(n: int, why: str) -> NotPipelined:
         src = sexts[n][0]
-        return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) sign-extends "
-                  f"{src[2:] if src.startswith('v:') else src}: {why}", "induction")
+        return no(f"'{instrs_t[n].opcode}' (line {instrs_t[n].loc.line if instrs_t[n].loc else '?'}) "
+                  f"{'zero' if n in zexts else 'sign'}-extends {src[2:] if src.startswith('v:') else src}: {why}",
+                  "induction")
     if isinstance(view, Refusal):
         if opaque:
             return sext_refusal(min(opaque), "its value is not a constant step of the loop, and the loop test "
@@ -228,14 +239,17 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
             and not ex.bound_offset and not ex.unsigned and 0 <= ex.offset * iv.step <= 1 \
             and not (isinstance(ex.bound, Reg) and ex.bound.name.startswith("v:"))
         read = evaluate(body, view.inductions)
+        low = _low_halves(instrs_t, generic, read, {n for n in followed if n not in zexts})
+        view = replace(view, accesses={k: replace(a, address=low(a.address)) for k, a in view.accesses.items()})
         for n in followed:
-            if counter and sexts[n] == (iv.reg, 0):
+            if counter and sexts[n] == (iv.reg, 0) and n not in zexts:
                 # the tested counter stepping by 1: it and the bound fitting in 32 bits on entry suffice
                 narrow = (iv.reg[2:],) + ((ex.bound.name,) if isinstance(ex.bound, Reg)
                                           and ex.bound.name != isa.zero else ())
                 continue
             value = read(n, generic[n].operands[0]) if generic[n].opcode == "add" else None
-            check = sign_extension(n, value.plus(Linear(const=sexts[n][1])) if value is not None else None, isa)
+            value = value.plus(Linear(const=sexts[n][1])) if value is not None else None
+            check = sign_extension(n, value if n in zexts else low(value), isa, n in zexts)
             if check is None or view.trip.divisor > MAX_CONST:
                 return sext_refusal(n, "schedcc follows a sign extension only of a value stepping by a constant "
                                     f"of at most {MAX_CONST} from registers on entry, in a loop whose step is at most "
@@ -245,6 +259,30 @@ def analyse_asm_loop(function: Function, block: Block, isa: AsmIsa = LOONGARCH) 
     ranges = _ranges(view, {c.nodes for c in checks}, isa)
     view = replace(view, disjoint=frozenset(c.nodes for c in checks) | frozenset(c.nodes for c in ranges))
     return AsmLoop(view, block, written, term, op in ("bltu", "bgeu"), checks, isa, narrow, ranges, tuple(extends))
+
+
+def _low_halves(instrs: tuple[Instr, ...], generic: tuple[Instr, ...], read, sexts: set[int]):
+    """Registers the loop reads only through their low 32 bits (sign extensions *sexts*,
+    besides stepping themselves: ``addi.d $a6, $a6, 1`` ... ``addi.w $a7, $a6, 0``): an
+    ``int`` kept in a 64-bit register whose upper half need not be its sign (clang writes
+    ``j = -1`` as 0xffffffff). Returns the map of a :class:`Linear` that names each such
+    register ``w:$a6`` (its low 32 bits sign-extended on entry) instead: the sign
+    extension of ``$a6 + c + step * k`` is ``w:$a6 + c + step * k`` as long as that fits
+    in 32 bits, which the guard checks (:class:`SignExtension`)."""
+    sources = {t for n in sexts for v in [read(n, generic[n].operands[0])] if v is not None
+               for t, c in v.terms[:1] if len(v.terms) == 1 and c == 1}
+    for k, ins in enumerate(instrs):
+        for r in sources & set(ins.uses()):
+            g = generic[k]
+            own = ins.dest == Reg(r) and g.opcode == "add" and len(g.operands) == 2 and g.operands[0] == Reg(r) \
+                and isinstance(g.operands[1], Const)
+            if k not in sexts and not own:
+                sources.discard(r)
+    if not sources:
+        return lambda value: value
+    rename = {t: "w:" + (t[2:] if t.startswith("v:") else t) for t in sources}
+    return lambda value: value if value is None else Linear(
+        tuple(sorted((rename.get(t, t), c) for t, c in value.terms)), value.const, value.step)
 
 
 def _width(ins: Instr) -> int:

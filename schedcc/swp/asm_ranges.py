@@ -18,7 +18,10 @@ when, with ``D = B - A`` (the registers on entry):
 * or *b* lies below: ``D + Q * m <= K2`` with ``Q = max(0, sb) - min(0, sa)``,
   ``K2 = -wb - (cb - ca)``.
 
-P and Q are non-negative constants, so each side is one multiply (shifts, or shifts
+The registers of ``D`` may be scaled (``a[j]``: 8 x an index register) and may be
+``w:$a6``, the low 32 bits of ``$a6`` sign-extended (an ``int`` index,
+:mod:`schedcc.swp.asm_loops`): each is built in a second register by ``addi.w`` and a
+shift per set bit of its coefficient. P and Q are non-negative constants, so each side is one multiply (shifts, or shifts
 and adds of ``m``'s numerator: an over-estimate of ``P * m`` when the divisor of the
 trip count does not divide it exactly, which only makes the check stricter) and
 one compare in the guard; pairs with the same ``D`` share one check (the largest P, Q,
@@ -63,22 +66,34 @@ class RangeCheck:
 class SignExtension:
     """``addi.w r, s, 0`` at ``node`` read as a copy of s (an ``int`` index, a second
     counter): exact only while s fits in 32 bits. s is ``sum(coef * register) + const +
-    step * k`` in iteration k (``terms``: the registers on entry); the guard checks that
-    its first and last values (k = 0 and k = m) fit, and so every value in between."""
+    step * k`` in iteration k (``terms``: the registers on entry, or ``w:$a6``: its low
+    32 bits sign-extended); the guard checks that its first and last values (k = 0 and
+    k = m) fit, and so every value in between. *unsigned*: a zero extension
+    (``bstrpick.d r, s, 31, 0``), exact while s lies in [0, 2^32)."""
 
     node: int
     terms: tuple[tuple[str, int], ...]
     const: int
     step: int
+    unsigned: bool = False      # a zero extension (``bstrpick.d r, s, 31, 0``): s within [0, 2^32)
 
 
-def sign_extension(node: int, value: Linear | None, isa: AsmIsa = LOONGARCH) -> SignExtension | None:
-    """The check for a sign extension of *value*, or None when it cannot be written."""
+def entry_term(name: str, isa: AsmIsa = LOONGARCH) -> bool:
+    """*name* is a value the guard can compute on entry: a register (``v:$a1``: its entry
+    value) or ``w:$a6``, the low 32 bits of a register sign-extended (an ``int`` kept in a
+    64-bit register whose upper half is not its sign: clang's ``j = -1`` as 0xffffffff)."""
+    return isa.is_register(name[2:] if name.startswith("w:") else name)
+
+
+def sign_extension(node: int, value: Linear | None, isa: AsmIsa = LOONGARCH,
+                   unsigned: bool = False) -> SignExtension | None:
+    """The check for a sign extension (*unsigned*: a zero extension) of *value*, or None
+    when it cannot be written."""
     if value is None or max(abs(value.const), abs(value.step)) > MAX_CONST \
-            or not all(abs(c) == 1 and isa.is_register(t) for t, c in value.terms):
+            or not all(abs(c) == 1 and entry_term(t, isa) for t, c in value.terms):
         return None
     entry = tuple(sorted(((t[2:] if t.startswith("v:") else t), c) for t, c in value.terms))
-    return SignExtension(node, entry, value.const, value.step)
+    return SignExtension(node, entry, value.const, value.step, unsigned)
 
 
 def range_check(a: Access, b: Access, isa: AsmIsa = LOONGARCH) -> RangeCheck | None:
@@ -93,7 +108,7 @@ def range_check(a: Access, b: Access, isa: AsmIsa = LOONGARCH) -> RangeCheck | N
     for t, c in sa.terms:
         terms[t] = terms.get(t, 0) - c
     terms = {t: c for t, c in terms.items() if c}
-    if not all(abs(c) == 1 and isa.is_register(t) for t, c in terms.items()):
+    if not all(abs(c) <= MAX_CONST and entry_term(t, isa) for t, c in terms.items()):
         return None
     c = sb.const - sa.const
     p, q = max(0, sa.step) - min(0, sb.step), max(0, sb.step) - min(0, sa.step)
@@ -172,9 +187,33 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
             addi(u, isa.zero, k)
             emit(isa.mul, t, t, u)
 
+    def term(r: str, c: int) -> None:
+        """t += c * r; r a register or ``w:`` one's low 32 bits sign-extended, built in u
+        (shifted once per set bit of |c|: no multiply, no constant to load)."""
+        plain, op = not r.startswith("w:"), isa.add if c > 0 else isa.sub
+        for b in range(abs(c).bit_length()):
+            if not abs(c) >> b & 1:
+                continue
+            if plain and not b:
+                emit(op, t, t, r)
+                continue
+            if plain:
+                emit(isa.slli, u, r, Const(b))
+            else:
+                emit(isa.sext, u, r[2:], Const(0))
+                if b:
+                    emit(isa.slli, u, u, Const(b))
+            emit(op, t, t, u)
+
     def plus(terms: tuple[tuple[str, int], ...], const: int, sign: int) -> None:
-        """t = sum(coef * register) + const + sign * t, in t alone."""
-        if sign > 0:
+        """t = sum(coef * register) + const + sign * t (in t alone when every coefficient
+        is +-1 of a register)."""
+        if any(abs(c) != 1 or r.startswith("w:") for r, c in terms):
+            if sign < 0:
+                emit(isa.sub, t, isa.zero, t)
+            for r, c in terms:
+                term(r, c)
+        elif sign > 0:
             for r, c in terms:
                 emit(isa.add if c > 0 else isa.sub, t, t, r)
         else:
@@ -188,8 +227,12 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
                     emit(isa.add, t, t, r)
         addi(t, t, const)
 
-    def fits() -> None:                  # t must be its own low 32 bits sign-extended: t >> 31 is 0 or -1
-        emit(isa.srai, t, t, Const(31))
+    def fits(unsigned: bool) -> None:
+        if unsigned:                     # t must be its own low 32 bits zero-extended: t >> 32 is 0
+            emit(isa.srli, t, t, Const(32))
+            emit("bnez", None, t, Label(orig))
+            return
+        emit(isa.srai, t, t, Const(31))  # t must be its own low 32 bits sign-extended: t >> 31 is 0 or -1
         addi(t, t, 1)
         emit(isa.sltui, t, t, Const(2))
         emit("beqz", None, t, Label(orig))
@@ -201,21 +244,21 @@ def range_guard(isa: AsmIsa, loop: LoopView, checks: list[RangeCheck], orig: str
     # Sign extensions of the same registers stepping alike: the lowest and the highest value fit.
     spans: dict[tuple, list[int]] = {}
     for e in extends:
-        spans.setdefault((e.terms, e.step), []).append(e.const)
-    for (terms, step), consts in spans.items():
+        spans.setdefault((e.terms, e.step, e.unsigned), []).append(e.const)
+    for (terms, step, unsigned), consts in spans.items():
         first, last = (min(consts), max(consts)) if step >= 0 else (max(consts), min(consts))
-        if any(c < 0 for _, c in terms):
+        if any(c < 0 or r.startswith("w:") for r, c in terms):
             emit(isa.addi, t, isa.zero, Const(0))
             plus(terms, first, 1)
         else:                                        # t = the first value, without a zero to add to
             addi(t, terms[0][0] if terms else isa.zero, first)
             for r, _ in terms[1:]:
                 emit(isa.add, t, t, r)
-        fits()
+        fits(unsigned)
         if step:
             times(abs(step))
             plus(terms, last, 1 if step > 0 else -1)
-            fits()
+            fits(unsigned)
     groups: dict[tuple, list[RangeCheck]] = {}
     for c in checks:
         groups.setdefault(c.terms, []).append(c)

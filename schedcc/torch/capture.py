@@ -13,6 +13,10 @@ it returns) with ``make_fx`` into an ATen-level ``torch.fx.GraphModule``:
 * an ``async_op=True`` call returns a finished work object: its wait is the
   ``wait_tensor`` in the graph, right after the collective (the order a
   scheduler is there to improve);
+* a DTensor the step returns (FSDP2's sharded ``p.grad``, a tensor-parallel
+  output) is returned as this rank's local tensor (``to_local()``): traced
+  as a DTensor, it would be an opaque constant of the graph, not computed by
+  it;
 * profiler annotations (``record_function`` ranges) are dropped, and tensor
   constants the trace captured (parameters, buffers) become inputs, so that
   the graph can be exported (:func:`export`) and saved with
@@ -108,7 +112,7 @@ def capture(step: Callable, *args: Any, tracing_mode: str = "real", functional: 
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.utils import _pytree as pytree
     with functional_collectives():
-        gm = make_fx(step, tracing_mode=tracing_mode, _allow_non_fake_inputs=real_parameters)(*args)
+        gm = make_fx(_local_outputs(step), tracing_mode=tracing_mode, _allow_non_fake_inputs=real_parameters)(*args)
     flat_args = [_materialised(a) if isinstance(a, torch.Tensor) else a for a in pytree.tree_leaves(args)]
     _drop_profiler_ranges(gm.graph)
     constants = _lift_constants(gm)
@@ -119,6 +123,24 @@ def capture(step: Callable, *args: Any, tracing_mode: str = "real", functional: 
     if functional:
         gm = functionalized(gm, inputs)
     return gm, inputs
+
+
+def _local_outputs(step: Callable) -> Callable:
+    """*step* returning each DTensor of its result as this rank's local tensor.
+
+    FSDP2 makes a sharded gradient a DTensor outside the dispatcher, so
+    ``make_fx`` cannot trace the wrapper: returned as such it becomes a
+    constant of the graph, and the reduce-scatter that computed it is cut off
+    from the outputs. Its local tensor is the traced value."""
+    try:
+        from torch.distributed.tensor import DTensor
+    except ImportError:  # a torch built without distributed
+        return step
+    from torch.utils import _pytree as pytree
+
+    def local_step(*args: Any) -> Any:
+        return pytree.tree_map_only(DTensor, lambda t: t.to_local(), step(*args))
+    return local_step
 
 
 def functionalized(gm: fx.GraphModule, inputs: list) -> fx.GraphModule:

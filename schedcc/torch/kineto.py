@@ -165,10 +165,12 @@ def parse_trace(text: str, name: str) -> RankTrace:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        at_end = not text[err.pos:].strip()
+        # a string left open runs to the end of the text (json reports where it began)
+        at_end = not text[err.pos:].strip() or err.msg.startswith("Unterminated string")
         notes = ["the file ends in the middle of the JSON: it is truncated (the profiler was stopped while "
                  "writing it, or the copy is incomplete)"] if at_end else []
-        raise SchedccError(f"not valid JSON: {err.msg}", Loc(name, err.lineno, err.colno), notes=notes,
+        msg = "a string is not closed (it starts here)" if err.msg.startswith("Unterminated string") else err.msg
+        raise SchedccError(f"not valid JSON: {msg}", Loc(name, err.lineno, err.colno), notes=notes,
                            source_line=_line(text, err.lineno)[:200]) from None
     kineto = ["a PyTorch profiler trace is the JSON object torch.profiler writes with export_chrome_trace "
               "(its 'traceEvents' list holds the events)"]

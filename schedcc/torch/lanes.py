@@ -225,6 +225,9 @@ def view_rank(trace: RankTrace) -> RankView:
             comm_lanes.append(lane)
         elif any(e.cat in ("cpu_op", "cuda_runtime") for e in evs) and any(e.end > lo and e.ts < hi for e in evs):
             host_lanes.append(lane)
+    # the busiest GPU stream first: it is the rank's ``compute`` stream (stepgraph._gpu_stream)
+    gpu_lanes.sort(key=lambda lane: -sum(max(0.0, min(e.end, hi) - max(e.ts, lo)) for e in by_lane[lane]
+                                         if e.on_gpu))
     if trace.step_lane in host_lanes:  # the step thread first
         host_lanes.remove(trace.step_lane)
     host_lanes.insert(0, trace.step_lane)

@@ -338,13 +338,19 @@ def is_cluster_target(target: Target) -> bool:
     return isinstance(target.raw.get("cluster"), dict)
 
 
+def cluster_models_note() -> str:
+    """The shipped models with a ``[cluster]`` table, for an error's note (read from ``targets/``)."""
+    from schedcc.target import list_targets
+    return "cluster models: " + ", ".join(t.name for t in list_targets() if is_cluster_target(t))
+
+
 def apply_overrides(target: Target, overrides: dict[str, str] | None) -> Target:
     """*target* with ``[cluster]`` numbers replaced (``{"link_bw": "200GB/s"}``)."""
     if not overrides:
         return target
     if not is_cluster_target(target):
         raise SchedccError(f"--set needs a cluster machine model; '{target.name}' has no [cluster] table",
-                           notes=["cluster models: ascend910b-8x, h100-8x, ascend910b-128x, h100-128x"])
+                           notes=[cluster_models_note()])
     table = dict(target.raw["cluster"])
     for key, text in overrides.items():
         if key not in _FIELDS or key == "name":
@@ -406,7 +412,7 @@ def parse_tiles(value, where: str) -> tuple:
 def cluster_of(target: Target) -> Cluster:
     if not is_cluster_target(target):
         raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
-                           notes=["cluster models: ascend910b-8x, h100-8x, ascend910b-128x, h100-128x",
+                           notes=[cluster_models_note(),
                                   "'schedcc targets' lists all models"])
     return _cluster_cached(target)
 

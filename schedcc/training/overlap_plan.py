@@ -104,6 +104,7 @@ class Overlap:
     target: str = ""
     policy: str = ""
     failed: list[tuple[str, str]] = field(default_factory=list)  # (candidate, why it cannot run)
+    memory_limit: float | None = None  # bytes of peak activations a kept candidate stays within (None: no choice)
 
     @property
     def baseline(self) -> Candidate | None:
@@ -180,7 +181,7 @@ def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: s
                  for t, ch, p, _, r in scored if r is not None]
         if not scored:
             raise SchedccError("no candidate of the overlap transformation can run", notes=[e for _, e in failed])
-        best = scored[-1]
+        best, limit = scored[-1], None
         if cands:
             limit = memory_limit if memory_limit is not None else _peak(scored[0][4])
             fits = [x for x in scored if _peak(x[4]) <= limit * (1 + 1e-9)] or scored[:1]
@@ -191,7 +192,7 @@ def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: s
             for c in classes:
                 c.chunks = 1
         return Overlap(graph.program, graph, str(chunks), pair, sites, per_site, classes, cands, text,
-                       tg.target.name, policy, failed)
+                       tg.target.name, policy, failed, limit)
 
 
 def _peak(result) -> float:

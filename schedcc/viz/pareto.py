@@ -30,7 +30,7 @@ import html
 import math
 
 W, H = 860, 600
-LEFT, RIGHT, TOP, BOTTOM = 80, 64, 70, 60
+LEFT, RIGHT, TOP, BOTTOM = 80, 64, 84, 60
 STRIP = 26     # the strip of infeasible candidates above the plot
 SLOW = 26      # the strip of candidates slower than the band below it
 BAND = 1.5     # the plot shows steps up to this many times the best
@@ -91,6 +91,15 @@ def _label_box(x: float, y: float, width: float, place: str) -> tuple[float, flo
     return x0, y + dy - 12, x0 + width, y + dy + 3, anchor
 
 
+def _inside(box: tuple[float, float, float, float], lo: float, hi: float) -> tuple[float, float, float, float]:
+    """*box* moved sideways into the plot's columns *lo*..*hi* where it fits (the leader line still
+    reaches its point): a label past the left edge covered the step-time axis's numbers."""
+    x0, y0, x1, y1 = box
+    shift = max(lo + 4 - x0, 0.0) if x1 - x0 <= hi - lo - 8 else 0.0
+    shift = shift or (min(hi - 4 - x1, 0.0) if x1 - x0 <= hi - lo - 8 else 0.0)
+    return x0 + shift, y0, x1 + shift, y1
+
+
 def _segments_hit(box, segs) -> int:
     x0, y0, x1, y1 = box
     hits = 0
@@ -139,10 +148,11 @@ def pareto_svg(result) -> str:
            f'style="{FONT};font-size:12px">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{LEFT}" y="24" style="font-size:15px;font-weight:bold">{_esc(result.model)} on '
-           f'{result.gpus} x {_esc(result.target)}, global batch {result.global_batch}: '
-           f'{result.searched} candidates, {result.infeasible} out of memory'
-           + (f', {result.pruned} slower ones not scheduled' if getattr(result, "pruned", 0) else "") + '</text>',
-           f'<text x="{LEFT}" y="44" style="fill:#555">step time (the best to {BAND:g} x it) against memory per '
+           f'{result.gpus:,} x {_esc(result.target)}, global batch {result.global_batch:,}</text>',
+           # the counts on a line of their own: after the title they ran past the picture's edge
+           f'<text x="{LEFT}" y="44">{result.searched:,} candidates, {result.infeasible:,} out of memory'
+           + (f', {result.pruned:,} slower ones not scheduled' if getattr(result, "pruned", 0) else "") + '</text>',
+           f'<text x="{LEFT}" y="62" style="fill:#555">step time (the best to {BAND:g} x it) against memory per '
            f'GPU; Pareto front: nothing both faster and smaller</text>']
     # axes and grid
     out.append(f'<rect x="{LEFT}" y="{top_plot}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
@@ -176,7 +186,7 @@ def pareto_svg(result) -> str:
     beyond = sum(1 for c in bad if c.memory_per_gpu_bytes / gib > x_hi)
     if beyond:
         out.append(f'<text x="{LEFT + pw - 8}" y="{TOP + STRIP / 2 + 18:.1f}" text-anchor="end" '
-                   f'style="fill:#c0392b;font-size:11px">{beyond} more past {x_hi:.0f} GB →</text>')
+                   f'style="fill:#c0392b;font-size:11px">{beyond:,} more past {x_hi:.0f} GB →</text>')
     # slower than the band: dots in the strip below, counted
     if slow:
         sy = base + SLOW / 2
@@ -186,7 +196,7 @@ def pareto_svg(result) -> str:
                        f'fill="#999" fill-opacity="0.5"><title>{_esc(c.candidate.label())}: {c.step_time_s:.3f} s'
                        f'</title></circle>')
         out.append(f'<text x="{LEFT + pw - 6}" y="{sy - 4:.1f}" text-anchor="end" style="fill:#777;font-size:11px">'
-                   f'{len(slow)} slower than {t_hi:.3g} s (up to {max(c.step_time_s for c in slow):.3g} s) ↓</text>')
+                   f'{len(slow):,} slower than {t_hi:.3g} s (up to {max(c.step_time_s for c in slow):.3g} s) ↓</text>')
     # feasible in the band: dots
     for c in inband:
         out.append(f'<circle cx="{X(c.memory_per_gpu_bytes / gib):.1f}" cy="{Y(c.step_time_s):.1f}" r="3.2" '
@@ -210,18 +220,19 @@ def pareto_svg(result) -> str:
         w = ok[0]
         x, y = X(w.memory_per_gpu_bytes / gib), Y(w.step_time_s)
         text = f"best: {w.candidate.label()} ({w.step_time_s:.4g} s, MFU {w.mfu:.0%})"
-        width = 6.8 * len(text)
+        width = 7.4 * len(text)   # bold DejaVu Sans at 12 px: 7.2 px a character measured
         dots = [(X(c.memory_per_gpu_bytes / gib), Y(c.step_time_s)) for c in inband]
         best_place, best_cost = "ne", None
         for place in ("ne", "se", "e", "n", "s", "nw", "sw", "w"):
-            x0, y0, x1, y1, _ = _label_box(x, y, width, place)
+            x0, y0, x1, y1 = _inside(_label_box(x, y, width, place)[:4], LEFT, LEFT + pw)
             outside = max(0, LEFT - x0) + max(0, x1 - (LEFT + pw)) + max(0, top_plot - y0) + max(0, y1 - base)
             covered = sum(1 for px, py in dots if x0 - 3 <= px <= x1 + 3 and y0 - 3 <= py <= y1 + 3)
-            cost = 1000 * _segments_hit((x0, y0, x1, y1), segs) + 10 * outside + covered
+            on_point = x0 - 8 <= x <= x1 + 8 and y0 - 8 <= y <= y1 + 8   # the label hides its own dot
+            cost = 1000 * _segments_hit((x0, y0, x1, y1), segs) + 1000 * on_point + 10 * outside + covered
             if best_cost is None or cost < best_cost:
                 best_place, best_cost = place, cost
-        x0, y0, x1, y1, anchor = _label_box(x, y, width, best_place)
-        tx = x1 if anchor == "end" else (x0 + width / 2 if anchor == "middle" else x0)
+        x0, y0, x1, y1 = _inside(_label_box(x, y, width, best_place)[:4], LEFT, LEFT + pw)
+        anchor, tx = "start", x0
         ly = (y0 + y1) / 2
         out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{min(max(x, x0), x1):.1f}" y2="{ly:.1f}" stroke="#111" '
                    f'stroke-width="0.8"/>')
@@ -236,7 +247,8 @@ def pareto_svg(result) -> str:
                f'<text x="{LEFT + 12}" y="{ly}">scheduled candidate (2-5: the runners-up)</text>')
     out.append(f'<line x1="{LEFT + 270}" y1="{ly - 4}" x2="{LEFT + 286}" y2="{ly - 4}" stroke="#1a7f37" '
                f'stroke-width="1.6"/><text x="{LEFT + 292}" y="{ly}">Pareto front</text>')
-    out.append(f'<text x="{LEFT + 380}" y="{ly}" style="fill:#c0392b">x: out of memory</text>')
+    if bad:
+        out.append(f'<text x="{LEFT + 380}" y="{ly}" style="fill:#c0392b">x: out of memory</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
