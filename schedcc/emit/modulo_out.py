@@ -35,7 +35,10 @@ def bound_text(res: LoopResult) -> str:
     """What sets the II, in words."""
     s = res.schedule
     m = s.mii
-    if m.rec.value > m.res.value:
+    if m.joint is not None:
+        why = (f"the recurrence {recurrence_text(res)} (RecMII {m.rec.value}) together with resources: at II "
+               f"{m.rec.value} it leaves no slack and {m.joint.reason} (MII {m.value})")
+    elif m.rec.value > m.res.value:
         why = f"the recurrence {recurrence_text(res)} (RecMII {m.rec.value})"
     elif m.res.value > m.rec.value:
         why = f"resources: {m.res.reason} (ResMII {m.res.value})"
@@ -50,6 +53,12 @@ def bound_text(res: LoopResult) -> str:
     return f"II {s.ii} = MII, bound by {why}"
 
 
+def _joint(m) -> dict[str, Any]:
+    """JSON ``joint_mii``/``joint_reason``: the MII of a recurrence without slack that
+    resources cannot hold (schedcc.sched.mii_joint), only where it raised the MII."""
+    return {"joint_mii": m.joint.value, "joint_reason": m.joint.reason} if m.joint is not None else {}
+
+
 def bound_kind(s) -> str:
     """What sets the II, in one word (JSON ``bound``): ``writeback`` when the in-order
     write-back rule raised it above the MII, else what sets the MII: ``resources``,
@@ -57,6 +66,8 @@ def bound_kind(s) -> str:
     m = s.mii
     if s.ii > m.value and s.writeback_ii is not None:
         return "writeback"
+    if m.joint is not None:
+        return "both"
     return "recurrence" if m.rec.value > m.res.value else "resources" if m.res.value > m.rec.value else "both"
 
 
@@ -124,9 +135,13 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     return "\n".join(lines)
 
 
+CP_SAT_TEXT = ("CP-SAT: the heuristic missed the MII; a feasibility model per II from the MII, on a small "
+               "budget, found this schedule (schedcc.sched.exact_below)")
+
+
 def _algorithm(s) -> str:
     if s.exact is None:
-        return ALGORITHMS[s.algorithm]
+        return ALGORITHMS.get(s.algorithm, CP_SAT_TEXT)
     return (f"CP-SAT: a feasibility model per II from the MII up to {_heuristic_name(s)}'s II, then the fewest "
             "registers at the smallest II (docs/exact.md)")
 
@@ -191,7 +206,7 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
             if res.mii is not None:   # left alone by the modulo scheduler: its bounds
                 m = res.mii
                 entry.update({"res_mii": m.res.value, "res_mii_reason": m.res.reason, "rec_mii": m.rec.value,
-                              "recurrence": list(m.rec.cycle), "mii": m.value})
+                              "recurrence": list(m.rec.cycle), "mii": m.value, **_joint(m)})
             out.append(entry)
             continue
         s, p, m = res.schedule, res.pressure, res.schedule.mii
@@ -202,7 +217,7 @@ def loops_json(result: PipelineResult) -> list[dict[str, Any]]:
         entry.update({
             "res_mii": m.res.value, "res_mii_reason": m.res.reason,
             "rec_mii": m.rec.value, "recurrence": list(m.rec.cycle),
-            "mii": m.value, "ii": s.ii, "bound": bound_kind(s), "bound_text": bound_text(res),
+            "mii": m.value, **_joint(m), "ii": s.ii, "bound": bound_kind(s), "bound_text": bound_text(res),
             **({"writeback_ii": s.writeback_ii} if s.writeback_ii is not None else {}),
             "stages": s.stages, "algorithm": s.algorithm,
             "max_live": p.max_live, "registers": p.registers, "unroll": p.unroll, "stage_moves": s.stage_moves,

@@ -18,6 +18,15 @@ code generators write them), ``0 <= (row_j + lat_j) - (row_i + lat_i) <= II``;
 the upper bound is j against i of the next pass. Operations in the way are
 evicted like resource conflicts.
 
+With ``late`` (the second try of :func:`~schedcc.sched.modulo.modulo_schedule`
+at the MII where the first ran out of budget) a free slot counts only up to the
+node's latest start, ``min(t(s) - latency + II * distance)`` over its placed
+successors s; without one there, the node is forced in at its earliest start
+as above. Rau's window alone takes a free slot past that bound and evicts the
+successor, which on a recurrence with no slack (II = RecMII) pushes the whole
+cycle round and round until the budget runs out (TSVC s161, s3113 and s331 at
+-O2: IMS fails at the MII, this finds it).
+
 O(B * (II * u + e/n)) for a budget of B placements and u units per operation.
 
 Example::
@@ -39,10 +48,12 @@ from schedcc.sched.mrt import MRT, LoopStructure, longest_paths, slots, writebac
 
 
 def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float, attempt,
-        order: list | None = None, jitter: list[float] | None = None):
+        order: list | None = None, jitter: list[float] | None = None, late: bool = False):
     """(cycle, unit) per node at *ii*, or None (``attempt.outcome`` says why). *order*
     replaces the height order; *jitter* (below 1 per node) reorders nodes of equal height
-    (the restarts of :func:`schedcc.sched.modulo.modulo_schedule`)."""
+    (the restarts of :func:`schedcc.sched.modulo.modulo_schedule`). With *late* a free
+    slot is looked for only up to the node's latest start before its placed successors
+    (the module docstring)."""
     ops = st.graph.ops
     n_ops = len(ops)
     if order is None:
@@ -83,7 +94,12 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
                 return None
             fits.add(n)
         chosen = None
-        for t in slots(n, estart, estart + ii - 1, ii, ops):
+        hi = estart + ii - 1
+        if late:
+            for s, lat, dist in succs[n]:
+                if s in time and time[s] - lat + ii * dist < hi:
+                    hi = time[s] - lat + ii * dist
+        for t in slots(n, estart, hi, ii, ops):
             u = free_unit(n, t)
             if u is not None and not (wb and writeback_conflicts(ops, ii, time, n, t)):
                 chosen = (t, u, ())

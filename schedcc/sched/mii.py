@@ -20,6 +20,10 @@
   implied by paths of the others (:func:`schedcc.sched.mrt.implied_deps`,
   most memory dependences of a long loop) are left out first: a cycle through
   one has one through its path with at least its ratio.
+* **Both together** (:mod:`schedcc.sched.mii_joint`): when the critical
+  recurrence's ratio is exactly ``max(ResMII, RecMII)``, the operations on
+  cycles without slack keep fixed distances; if those put more into one row of
+  the reservation table than it holds, the MII is one more (``MII.joint``).
 
 Complexity: ResMII O(n + s^2) for s distinct unit sets; RecMII O(i * (k + e))
 for an SCC of k nodes and e edges and i policy iterations (a handful in
@@ -42,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Hashable, Iterable
 
 from schedcc.problem import SchedGraph, as_graph, is_acyclic
+from schedcc.sched.mii_joint import JointBound, joint_bound
 from schedcc.sched.mrt import implied_deps
 
 if TYPE_CHECKING:  # numpy and networkx load on first use (start-up time of the command)
@@ -421,18 +426,30 @@ def _rotate(cycle: list[Hashable]) -> list[Hashable]:
 class MII:
     res: ResBound
     rec: RecBound
+    # Recurrences and resources together (schedcc.sched.mii_joint): max(ResMII, RecMII) + 1
+    # when a recurrence without slack fixes operations to rows that cannot hold them; else None.
+    joint: JointBound | None = None
 
     @property
     def value(self) -> int:
-        return max(self.res.value, self.rec.value, 1)
+        return max(self.res.value, self.rec.value, self.joint.value if self.joint else 0, 1)
 
     @property
     def bound_by(self) -> str:
+        if self.joint is not None:
+            return "both"
         return "recurrence" if self.rec.value > self.res.value else "resources"
 
 
 def mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
         capacity: dict[str, int] | None = None) -> MII:
-    """Both bounds; ``.value`` is the MII."""
+    """Both bounds, and the joint one where a recurrence has no slack; ``.value`` is the MII."""
     graph = as_graph(graph)
-    return MII(res_mii(graph, issue_width, capacity), rec_mii(graph))
+    res, rec = res_mii(graph, issue_width, capacity), rec_mii(graph)
+    joint = None
+    # Only a recurrence whose ratio is exactly the II leaves no slack (schedcc.sched.mii_joint).
+    if rec.distance and rec.latency == rec.value * rec.distance and rec.value >= res.value:
+        width = issue_width if issue_width is not None else graph.machine.issue_width
+        found = joint_bound(graph, width, {**dict(graph.machine.capacity), **(capacity or {})}, rec.value)
+        joint = found if found.value > rec.value else None
+    return MII(res, rec, joint)

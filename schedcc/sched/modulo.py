@@ -16,7 +16,9 @@ that fails it gallops (MII + 1, + 3, + 7, ...: steps double) to an II that
 works, then bisects between the last failure and it, so a loop whose II ends
 k above the MII costs O(log k) attempts, not k (IMS is not monotonic in II:
 an II between may work where a larger one failed; the search does not look
-for it). When the II found is MII + 1, IMS restarts at the MII up to
+for it). At the MII, when IMS runs out of budget, it tries once more with free slots only
+before each node's placed successors (``late`` in :mod:`schedcc.sched.ims`,
+budget :data:`LATE_BUDGET_RATIO` placements per node), before the II grows. When the II found is MII + 1, IMS restarts at the MII up to
 :data:`IMS_RESTARTS` times with equal heights in a seeded shuffled order (a
 bounded repair for a near miss: on ``hydro`` on ``la664`` the height order's
 ties decide whether the exactly full kernel of II 2 is found).
@@ -28,7 +30,8 @@ It reads only the :class:`~schedcc.problem.SchedGraph`
 (``kernel_end`` marks an operation that must issue in the last row of the
 kernel, like the loop branch; ``distance`` on dependences), so Ascend
 operator graphs use it as they are. An ``accept(schedule)`` callback may
-reject a schedule (``False`` or a reason string); II then grows.
+reject a schedule (``False`` or a reason string); with IMS, swing's schedule at the
+same II is offered before II grows when its MaxLive is lower (shorter lifetimes).
 
 Example::
 
@@ -52,7 +55,7 @@ from typing import Any, Callable
 from schedcc.errors import SchedccError
 from schedcc.problem import SchedGraph, as_graph
 from schedcc.sched.ims import ims
-from schedcc.sched.lifetimes import stage_schedule
+from schedcc.sched.lifetimes import register_pressure, stage_schedule
 from schedcc.sched.mii import MII, mii as compute_mii
 from schedcc.sched.mrt import LoopStructure
 from schedcc.sched.swing import swing
@@ -69,6 +72,7 @@ ALGORITHMS = {
 }
 DEFAULT_BUDGET_RATIO = 6
 IMS_RESTARTS = 8  # shuffled-tie restarts of IMS at the MII
+LATE_BUDGET_RATIO = 3  # IMS's second try at the MII, with latest starts (it needed 2 placements per node at most on the corpus)
 
 
 @dataclass
@@ -147,6 +151,10 @@ def _restarts(structure: LoopStructure, ii: int, width: int, caps: dict, budget_
     return None
 
 
+def _max_live(s: ModuloSchedule) -> int:
+    return register_pressure(s.graph, s.ii, s.cycle).max_live
+
+
 def _without_writeback(graph: SchedGraph, width: int, algorithm: str, capacity, budget_ratio: float,
                        min_ii: int | None, ii: int) -> int | None:
     """The II the same search finds below *ii* on *graph*'s machine with results written
@@ -220,12 +228,29 @@ def modulo_schedule(graph: SchedGraph | nx.DiGraph, target: Target | str | int |
             found = _restarts(structure, ii, width, caps, budget_ratio, attempt)
         else:
             found = run(structure, ii, width, caps, budget_ratio, attempt)
+            if found is None and algorithm == "ims" and ii == first:   # again, free slots only before placed successors
+                again = Attempt(ii, "")
+                found = ims(structure, ii, width, caps, LATE_BUDGET_RATIO, again, late=True)
+                attempt.placements += again.placements
+                attempt.evictions += again.evictions
+                attempt.outcome = (f"{attempt.outcome}; with latest starts: "
+                                   + ("scheduled" if found is not None else again.outcome))
         if found is None:
             return None
         sched = None
         if accept is not None:  # else the schedule is built for the II chosen only
             sched = build(ii, found)
             verdict = accept(sched)
+            if verdict is not True and verdict is not None and algorithm == "ims":
+                # Swing's schedule at the same II keeps lifetimes short: fewer registers.
+                other = swing(structure, ii, width, caps, budget_ratio, Attempt(ii, ""))
+                alt = build(ii, other) if other is not None else None
+                if alt is not None and _max_live(alt) < _max_live(sched):   # else no better for registers
+                    alt.algorithm = "swing"
+                    again = accept(alt)
+                    if again is True or again is None:
+                        attempt.outcome = "IMS's schedule rejected; swing's accepted"
+                        return ii, other, alt
             if verdict is not True and verdict is not None:
                 attempt.outcome = "rejected: " + (verdict if isinstance(verdict, str)
                                                   else "the accept() callback said no")

@@ -349,7 +349,8 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
                 live_after[k], live_before[k] = out, before
                 changed = True
     isa = x.isa
-    virtual = {r for op in ops if op.instr is not None for r in sum(_names(op.instr, isa), []) if r not in isa.all}
+    every = isa.all   # (a property that builds its set: read once)
+    virtual = {r for op in ops if op.instr is not None for r in sum(_names(op.instr, isa), []) if r not in every}
     edges: dict[str, set[str]] = {v: set() for v in virtual}
     prefer: dict[str, list[str]] = {v: [] for v in virtual}
     for k, op in enumerate(ops):
@@ -378,7 +379,7 @@ def _allocate(ops: list[_Op], x: AsmLoop, free: list[str], header_live, exit_liv
         taken = {colour.get(o, o) for o in edges[v]}
         candidates = [r for r in pool if isa.register_class(r) == cls and r not in taken]
         if not candidates:
-            live_max = max(sum(1 for r in s if r not in isa.all and isa.register_class(r) == cls) for s in live_after)
+            live_max = max(sum(1 for r in s if r not in every and isa.register_class(r) == cls) for s in live_after)
             room = [r for r in pool if isa.register_class(r) == cls]
             kind = {"gpr": "integer", "fpr": "floating-point", "fcc": "condition"}[cls]
             raise NotGenerated(f"needs {max(live_max, len(room) + 1)} {kind} registers at once, {len(room)} free "

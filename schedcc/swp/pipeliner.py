@@ -89,7 +89,9 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
     *accept* may reject a schedule (its code would need too many registers): the II
     then grows, up to *max_ii*. With *exact* (the solver's limits) the II is the proven
     minimum and the registers the fewest (:class:`~schedcc.sched.exact_modulo.ExactModuloStrategy`,
-    from *algorithm*'s schedule). *before*: the body's list-schedule makespan (default
+    from *algorithm*'s schedule); without it, when the heuristic's II is above the MII and no
+    schedule was rejected, CP-SAT tries the IIs below on a small budget
+    (:func:`~schedcc.sched.exact_below.exact_below`). *before*: the body's list-schedule makespan (default
     priority, with repair) when the caller has it already."""
     if before is None:
         before = list_schedule(build_dag(loop.block, target), target).makespan
@@ -114,6 +116,12 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
         sched, notes = None, err.notes
     else:
         notes = []
+    rejected = any("rejected" in n for n in notes) or sched is not None and any(
+        "rejected" in a.outcome for a in sched.attempts)
+    if exact is None and limit >= 1 and (sched is None or sched.ii > sched.mii.value) and not rejected:
+        # The heuristic missed the MII for no register's sake: CP-SAT, on a small budget, below it.
+        from schedcc.sched.exact_below import exact_below
+        sched = exact_below(dag, sched, top=limit, accept=accept) or sched
     if sched is None or sched.ii > limit:
         bounds = sched.mii if sched is not None else mii(dag)
         return LoopResult(loop, dag, cycles_before=before, mii=bounds,
@@ -130,6 +138,8 @@ def bounds_text(dag: SchedGraph, bounds: MII) -> str:
     if rec.cycle:
         steps = " -> ".join(f"#{n} {instr_text(dag.ops[n].payload)}" for n in rec.cycle + rec.cycle[:1])
         text += f": {steps}: latency {rec.latency} over {plural(rec.distance, 'iteration')}"
+    if bounds.joint is not None:
+        text += f"; at II {rec.value} that recurrence has no slack and {bounds.joint.reason}"
     return text + ")"
 
 
