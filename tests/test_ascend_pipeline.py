@@ -39,11 +39,20 @@ def test_matmul_gets_three_l0c_buffers_from_the_lifetime(root):
 
 
 def test_ii_is_raised_when_the_buffers_do_not_fit(root):
-    small = apply_overrides(load_target("ascend"), ["ascend.buffers.UB.capacity=65536"])
+    small = apply_overrides(load_target("ascend"), ["ascend.buffers.UB.capacity=57344"])
     (p,) = pipeline_tile_loops(example(root, "vector_add"), small, tiles=4)
-    assert p.ii > 512 and p.usage["UB"] <= 65536
+    assert p.ii > 512 and p.usage["UB"] <= 57344
     assert p.rejected and "UB overflows" in p.rejected[0]
     assert p.kernel.check is not None  # the concrete program with its copies passed the checker
+
+
+def test_a_schedule_with_shorter_lifetimes_keeps_the_mii_when_ims_overflows(root):
+    """At 64 KiB of UB, IMS's schedule at the MII needs 96 KiB; swing's, offered when IMS's is
+    rejected (schedcc.sched.modulo), lets the add write its sum into x's buffer and fits."""
+    small = apply_overrides(load_target("ascend"), ["ascend.buffers.UB.capacity=65536"])
+    (p,) = pipeline_tile_loops(example(root, "vector_add"), small, tiles=4)
+    assert p.ii == 512 and p.usage["UB"] <= 65536 and not p.rejected
+    assert p.kernel.check is not None
 
 
 def test_cli_pipeline_report(root, capsys):
