@@ -40,7 +40,7 @@ def questions(workers: int, which: list[int]) -> None:
         r = ask(q, workers=workers)
         results.append(r)
         print(f"   {q.name}: {r['winner']} MFU {r['mfu']:.1%} (published {r['low']:.1%}-{r['high']:.1%}), "
-              f"run as {r['framework']}: {r['rescored_mfu']}; {r['searched']} candidates, "
+              f"run as {r['framework']}: MFU {r['rescored_mfu']:.1%}; {r['searched']} candidates, "
               f"{_cpu() - t0:.0f} s CPU", flush=True)
     print()
     print(markdown(results))
