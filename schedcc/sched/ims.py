@@ -101,7 +101,7 @@ def ims(st: LoopStructure, ii: int, width: int, caps: dict, budget_ratio: float,
                     hi = time[s] - lat + ii * dist
         for t in slots(n, estart, hi, ii, ops):
             u = free_unit(n, t)
-            if u is not None and not (wb and writeback_conflicts(ops, ii, time, n, t)):
+            if u is not None and not (wb and writeback_conflicts(ops, ii, time, n, t, first=True)):
                 chosen = (t, u, ())
                 break
         if chosen is None:

@@ -153,7 +153,7 @@ def stage_schedule(graph: SchedGraph, ii: int, cycle: Mapping[int, int], rounds:
             for k in range(lo, hi + 1):
                 if k == 0:
                     continue
-                if wb and writeback_conflicts(graph.ops, ii, {m: c for m, c in cyc.items() if m != n}, n, t + k * ii):
+                if wb and writeback_conflicts(graph.ops, ii, {m: c for m, c in cyc.items() if m != n}, n, t + k * ii, first=True):
                     continue
                 cyc[n] = t + k * ii
                 c = cost(n)

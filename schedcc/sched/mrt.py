@@ -357,21 +357,26 @@ def longest_paths(st: LoopStructure, ii: int, reverse: bool) -> list[int]:
     return val
 
 
-def writeback_conflicts(ops, ii: int, time: dict, n: int, t: int) -> list:
+def writeback_conflicts(ops, ii: int, time: dict, n: int, t: int, first: bool = False) -> list:
     """The placed operations (*time*: node -> cycle) whose write-back order operation *n*
     at cycle *t* breaks, on a machine that writes results in issue order: for i before j
     in a pass of the kernel (by row, then older iteration, then program order, as the
     code generators write them) ``0 <= (row_j + lat_j) - (row_i + lat_i) <= II``
-    (:mod:`schedcc.sched.ims`). O(placed)."""
+    (:mod:`schedcc.sched.ims`). With *first*, at most the first one found (enough to
+    know whether the slot is free). O(placed)."""
     rn, sn = t % ii, t // ii
     wn = rn + ops[n].latency
-    key = (rn, -sn, n)
     out = []
     for m, tm in time.items():
         rm = tm % ii
-        gap = wn - (rm + ops[m].latency)
-        if (rm, -(tm // ii), m) > key:
-            gap = -gap
-        if not 0 <= gap <= ii:
+        wm = rm + ops[m].latency
+        # m after n in the pass: (row, -stage, index) of m above n's
+        if rm > rn or (rm == rn and (tm // ii < sn or (tm // ii == sn and m > n))):
+            gap = wm - wn
+        else:
+            gap = wn - wm
+        if gap < 0 or gap > ii:
             out.append(m)
+            if first:
+                break
     return out
