@@ -190,3 +190,13 @@ def test_auipc_stays_under_the_pcrel_hi_label_its_pcrel_lo_names():
     src = parse_source(text, "pcrel.s")
     out = src.render(schedule_program(src.program, "sifive-u74").scheduled_program()).splitlines()
     assert out[out.index(".Lpcrel_hi1:") + 1] == "\tauipc\ta3, %pcrel_hi(.LCPI0_1)"
+
+
+@pytest.mark.parametrize("name, kind", [("kernel.c", "C"), ("kernel.cpp", "C++")])
+def test_a_source_file_is_refused_with_the_clang_commands_that_make_what_schedcc_reads(tmp_path, capsys, name, kind):
+    src = tmp_path / name
+    src.write_text("int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }\n")
+    assert main([str(src), "--target", "la464", "-o", str(tmp_path / "out.s")]) == 2
+    err = capsys.readouterr().err
+    assert f"not {kind} source" in err and "-S -emit-llvm" in err and "unexpected" not in err
+    assert "Traceback" not in err and not (tmp_path / "out.s").exists()

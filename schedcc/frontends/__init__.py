@@ -30,6 +30,9 @@ from schedcc.frontends.source import Source
 
 LANGS = ("ir", "ll", "asm")
 EXTENSIONS = {".ir": "ir", ".ll": "ll", ".s": "asm"}
+# source files a student may hand in instead of what a compiler makes of them
+SOURCE_EXTENSIONS = {".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".cxx": "C++", ".f90": "Fortran",
+                     ".rs": "Rust"}
 
 
 def detect_lang(name: str, lang: str | None = None) -> str:
@@ -38,7 +41,16 @@ def detect_lang(name: str, lang: str | None = None) -> str:
         if lang not in LANGS:
             raise SchedccError(f"unknown language '{lang}'", notes=[f"choose one of: {', '.join(LANGS)}"])
         return lang
-    return EXTENSIONS.get(PurePath(name).suffix.lower() if name else "", "ir")
+    suffix = PurePath(name).suffix.lower() if name else ""
+    if suffix in SOURCE_EXTENSIONS:
+        raise SchedccError(
+            f"{name}: schedcc reads compiler output, not {SOURCE_EXTENSIONS[suffix]} source: its own IR (.ir), "
+            "LLVM IR (.ll) or LoongArch / RISC-V assembly (.s)",
+            notes=[f"make LLVM IR: clang-16 --target=loongarch64-linux-gnu -O2 -S -emit-llvm {PurePath(name).name} "
+                   f"-o {PurePath(name).stem}.ll",
+                   f"or assembly: clang-16 --target=loongarch64-linux-gnu -O2 -S {PurePath(name).name} "
+                   f"-o {PurePath(name).stem}.s (riscv64-linux-gnu -march=rv64gc for RISC-V)"])
+    return EXTENSIONS.get(suffix, "ir")
 
 
 def parse_source(text: str, name: str = "<input>", lang: str | None = None) -> Source:
