@@ -97,7 +97,7 @@ from schedcc.ir.nodes import rename_operand
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, isa_of
 from schedcc.swp.asm_liveness import live_in
 from schedcc.swp.asm_predicate import Code, NotConverted, Pred, condition, merge
-from schedcc.swp.cfg import back_edges
+from schedcc.swp.cfg import back_edges, flow_successors, natural_loop
 
 MAX_BLOCKS = 8
 _SAFE = re.compile(r"(add|addi|addu16i|sub|mul|mulh|mulw|div|mod|slt|sltu|slti|sltui|and|or|xor|nor|andn|orn|andi"
@@ -138,7 +138,8 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
     headers = {h.label for _, h, _ in back_edges(func, lambda b: _falls(b, isa))}
     if header not in headers:
         raise NotConverted(f"no loop has its header at '{header}'")
-    body = _natural_loop(blocks, index, header, isa)
+    loop = natural_loop(flow_successors(blocks, lambda b: _falls(b, isa)), index[header])
+    body = [blocks[n] for n in sorted(loop)]
     inside = {b.label for b in body}
     inner = sorted(headers & inside - {header}, key=index.get)
     if inner:
@@ -233,31 +234,6 @@ def _shape(source: Source, func: Function, header: str, isa: AsmIsa) -> _Shape:
         raise NotConverted(f"the exit '{exits[0]}' has no label to jump to")
     return _Shape(order, succ, latches, exits[0], always, first, last, after)
 
-
-def _natural_loop(blocks: list[Block], index: dict[str, int], header: str, isa: AsmIsa) -> list[Block]:
-    """The blocks of the loop at *header*, over all its back edges (blocks the header
-    dominates that jump back to it), in text order."""
-    def succ(k: int) -> list[int]:
-        out = [index[t] for t in blocks[k].successors() if t in index]
-        return out + ([k + 1] if _falls(blocks[k], isa) and k + 1 < len(blocks) else [])
-    h = index[header]
-    seen, todo = {0}, [0]
-    while todo:                     # reachable from the entry without passing the header
-        for t in succ(todo.pop()):
-            if t != h and t not in seen:
-                seen.add(t)
-                todo.append(t)
-    pred: dict[int, list[int]] = {}
-    for k in range(len(blocks)):
-        for t in succ(k):
-            pred.setdefault(t, []).append(k)
-    body, todo = {h}, [k for k in pred.get(h, []) if k not in seen]
-    while todo:
-        k = todo.pop()
-        if k not in body:
-            body.add(k)
-            todo += pred.get(k, [])
-    return [blocks[k] for k in sorted(body)]
 
 _BASE_FORM = {"ldx.": "ld.", "fldx.": "fld.", "ldptr.": "ld.", "stx.": "st.", "fstx.": "fst.", "stptr.": "st."}
 

@@ -65,6 +65,7 @@ import re
 from schedcc.frontends.source import Source
 from schedcc.ir import Label
 from schedcc.swp.asm_isa import isa_of
+from schedcc.swp.cfg import flow_successors, natural_loop
 
 
 class NotRotated(Exception):
@@ -91,9 +92,10 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     if test is None or test.opcode not in isa.inverse or k + 1 >= len(blocks):
         raise NotRotated(f"'{header}' does not end in a conditional branch that schedcc can invert", False)
     target = next((o.name for o in test.operands if isinstance(o, Label)), None)
-    inside = _loop(blocks, index, k, isa)
+    succ = flow_successors(blocks, lambda b: _falls(b, isa))
+    inside = natural_loop(succ, k)
     if inside == {k}:
-        _second_entry(blocks, index, k, isa)
+        _second_entry(blocks, succ, k)
     if target in index and index[target] in inside and k + 1 not in inside:
         b_at, exit_block = index[target], blocks[k + 1]     # the test branches into the body
     elif k + 1 in inside and (target not in index or index[target] not in inside):
@@ -101,7 +103,7 @@ def rotate_asm(source: Source, function: str, header: str) -> tuple[str, str]:
     else:
         raise NotRotated(f"'{test}' does not leave the loop", False)
     body = blocks[b_at]
-    latches = [blocks[n] for n in sorted(inside - {k}) if k in _succ(blocks, index, n, isa)]
+    latches = [blocks[n] for n in sorted(inside - {k}) if k in succ[n]]
     last = blocks[max(inside - {k})]                       # the loop's last block in the text
     for latch in latches:
         if not _jumps_back(latch, header, isa) or (latch is body and not body.instrs[:-1]):
@@ -191,51 +193,25 @@ def _recompute(head, body: list, isa) -> bool:
     return any(r in written - done for b in body[1:] for i in b.instrs for r in i.uses())
 
 
-def _succ(blocks, index: dict[str, int], n: int, isa) -> list[int]:
-    out = [index[t] for t in blocks[n].successors() if t in index]
-    return out + ([n + 1] if _falls(blocks[n], isa) and n + 1 < len(blocks) else [])
-
-
-def _loop(blocks, index: dict[str, int], k: int, isa) -> set[int]:
-    """The blocks of the natural loop at block *k*: *k* and the blocks that reach one of
-    its back edges (from a block *k* dominates: one the entry does not reach without
-    passing *k*) without passing *k*. O(blocks + edges)."""
-    pred: dict[int, list[int]] = {}
-    for n in range(len(blocks)):
-        for t in _succ(blocks, index, n, isa):
-            pred.setdefault(t, []).append(n)
-
-    def closure(start: list[int], step) -> set[int]:
-        seen, todo = set(), list(start)
-        while todo:
-            n = todo.pop()
-            if n != k and n not in seen:
-                seen.add(n)
-                todo += step(n)
-        return seen
-    free = closure([0], lambda n: _succ(blocks, index, n, isa)) | ({0} if k else set())
-    return closure([n for n in pred.get(k, []) if n not in free], lambda n: pred.get(n, [])) | {k}
-
-
-def _second_entry(blocks, index: dict[str, int], k: int, isa) -> None:
+def _second_entry(blocks, succ: list[list[int]], k: int) -> None:
     """:class:`NotRotated` naming the edge into a cycle through block *k* from outside it
     when there is one (*k* then heads no natural loop)."""
-    ahead, todo = set(), [n for n in _succ(blocks, index, k, isa) if n != k]
+    ahead, todo = set(), [n for n in succ[k] if n != k]
     while todo:
         n = todo.pop()
         if n not in ahead:
             ahead.add(n)
-            todo += [t for t in _succ(blocks, index, n, isa) if t != k]
-    cycle = {n for n in ahead if k in _succ(blocks, index, n, isa)}
+            todo += [t for t in succ[n] if t != k]
+    cycle = {n for n in ahead if k in succ[n]}
     todo = list(cycle)
     while todo:                                 # the blocks on a path from *k* back to it
         n = todo.pop()
         for m in ahead - cycle:
-            if n in _succ(blocks, index, m, isa):
+            if n in succ[m]:
                 cycle.add(m)
                 todo.append(m)
     for m in range(len(blocks)):
-        for n in _succ(blocks, index, m, isa):
+        for n in succ[m]:
             if m != k and m not in cycle and n in cycle:
                 raise NotRotated(f"'{blocks[n].label}' is entered from '{blocks[m].label}' too")
 
