@@ -174,3 +174,37 @@ def test_a_division_is_guarded_and_the_rest_stays_as_it_was():
     assert out.startswith("define void @f(ptr %a, i64 %n) {\nentry:\n  %ifc.scratch")
     # outside the loop, byte for byte
     assert out.endswith(text[text.index("exit:"):])
+
+
+TYPED_TWO_STORES = """define void @k(i32 %n, i32* %a, i32* %b, i32* %c) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %latch ]
+  %pc = getelementptr i32, i32* %c, i32 %i
+  %x = load i32, i32* %pc
+  %pos = icmp sgt i32 %x, 0
+  br i1 %pos, label %then, label %latch
+then:
+  %pa = getelementptr i32, i32* %a, i32 %i
+  store i32 %x, i32* %pa
+  %pb = getelementptr i32, i32* %b, i32 %i
+  store i32 %x, i32* %pb
+  br label %latch
+latch:
+  %i1 = add i32 %i, 1
+  %more = icmp slt i32 %i1, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret void
+}
+"""
+
+
+def test_typed_pointer_stores_of_one_type_share_one_cast_of_the_scratch_slot():
+    """LightIR's typed pointers: each store under the condition goes through a select of its
+    address and the scratch slot cast to i32*; the cast is written once, not once per store."""
+    text = if_convert(TYPED_TWO_STORES, "@k", "loop")
+    casts = [line for line in text.splitlines() if "bitcast" in line]
+    assert len(casts) == 1 and casts[0].rstrip().endswith("to i32*"), casts
+    assert sum("select i1" in line and "i32* %ifc.scratch." in line for line in text.splitlines()) == 2

@@ -305,9 +305,10 @@ def _speculated(line: str, n: int, p: str, new, scratch_used: list, guards: dict
         scratch_used[0] = True
         key = (p, a.group(2) if typed else a.group(1))
         if key not in guards:
-            other = SCRATCH if typed is None else guards.setdefault(
-                ("cast", ptr), new(f"bitcast [{SCRATCH_BYTES} x i8]* {SCRATCH} to {ptr}",
-                                          f"{SCRATCH}.{prefix[1:]}{len(guards)}"))
+            other = SCRATCH if typed is None else guards.get(("cast", ptr))
+            if other is None:       # one cast of the scratch slot per pointer type (written once)
+                other = guards[("cast", ptr)] = new(f"bitcast [{SCRATCH_BYTES} x i8]* {SCRATCH} to {ptr}",
+                                                    f"{SCRATCH}.{prefix[1:]}{len(guards)}")
             guards[key] = new(f"select i1 {p}, {ptr} {key[1]}, {ptr} {other}", f"{prefix}a{len(guards)}")
         if typed is not None:
             return line[:a.start(2)] + guards[key] + line[a.end(2):]
