@@ -80,17 +80,15 @@ def _datasheet(target):
 
 def inductor_durations(step) -> list[int]:
     """Ticks of every node under Inductor's estimates (module docstring)."""
-    from torch._inductor.comm_analysis import (estimate_fx_collective_size, estimate_nccl_collective_runtime_impl,
-                                               get_collective_type_from_kernel_name)
     from torch._inductor.fx_passes.overlap_scheduling import estimate_roofline_runtime_ms
     out = []
     with _datasheet(step.target):
-        for node, cost in zip(step.nodes, step.costs):
+        for i, (node, cost) in enumerate(zip(step.nodes, step.costs)):
             if cost.category == "comm":
-                ms = estimate_nccl_collective_runtime_impl(
-                    estimate_fx_collective_size(node), step.groups[cost.group],
-                    get_collective_type_from_kernel_name(node.target.name()))
-            elif cost.category in ("wait", "free") or node.op != "call_function":  # no kernel
+                size, seconds = nccl_cost_fn(step, i)
+                out.append(ticks(seconds(size)))
+                continue
+            if cost.category in ("wait", "free") or node.op != "call_function":  # no kernel
                 ms = 0.0
             elif _base_name(node.target)[1] in FLOP_TWINS:
                 ms = _twin_roofline_ms(node)
