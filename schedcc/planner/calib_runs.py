@@ -65,7 +65,7 @@ FRAMEWORK_KEYS = {f.name for f in fields(Settings)} - {"explicit"}
 
 # What a file may say of the framework (a calibration run's ``framework`` table), checked as
 # ``schedcc plan``'s options are (commands/plan.py reads the same ranges and choices).
-ATTENTIONS = ("flash", "unfused", "triton", "eager")
+ATTENTIONS = ("flash", "unfused", "triton", "eager", "cudnn")
 SETTING_FLAGS = ("grad_overlap", "param_gather_overlap", "fp32_params", "tp_cross_node", "expandable_segments")
 SETTING_RANGES = {
     "bucket_elements": (0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),

@@ -77,7 +77,7 @@ from schedcc.planner import fix as _fix
 from schedcc.planner.fix import OVERLAPS, RECOMPUTE, SCHEDULES, check_framework  # noqa: F401
 from schedcc.planner.frameworks import DEFAULT, SETTING_KEYS, framework
 
-ATTENTION = ("flash", "unfused", "triton", "eager")
+ATTENTION = ("flash", "unfused", "triton", "eager", "cudnn")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
