@@ -113,6 +113,8 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
     try:
         sched = solve(dag, strategy, bound=False).schedule if limit >= 1 else None
     except SchedccError as err:
+        if err.internal:  # schedcc's schedule failed its verifier: a bug, never a refusal
+            raise
         sched, notes = None, err.notes
     else:
         notes = []

@@ -43,6 +43,7 @@ from schedcc.problem import SchedGraph
 from schedcc.sim import simulate_in_order, simulate_order
 from schedcc.target import Target, check_opcodes, load_target
 from schedcc.verifier import verify
+from schedcc.verifier.problem import VerificationError, own_schedule
 
 
 @dataclass
@@ -142,7 +143,8 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     # Both timings below come from the DAG; the independent verifier re-derives every
     # constraint from the program, so a dependence the DAG missed is a bug found here,
     # never an illegal order graded legal.
-    verify(original, target, sched.cycle, sched.unit)
+    with own_schedule():  # schedcc's list schedule: a violation is a bug in schedcc
+        verify(original, target, sched.cycle, sched.unit)
     bound = lower_bound(dag)
     res.original_cycles = simulate_in_order(original, target, dag).makespan
     res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
@@ -157,7 +159,11 @@ def check_block(function: str, student: Block, original: Block, target: Target,
         return res
     # Issue the student's order in order, with the original's dependences.
     sim = simulate_order(dag, order)
-    verify(original, target, sim.cycle, sim.unit)
+    try:
+        verify(original, target, sim.cycle, sim.unit)
+    except VerificationError as err:  # the student's order: an error in the input (exit 2), not schedcc's bug
+        raise VerificationError([f"your order of {function} / {original.label} fails the independent "
+                                 f"verifier: {v}" for v in err.violations]) from None
     res.cycles = sim.makespan
     res.issue = dict(sim.cycle)
     res.stalls = dict(sim.stall)
