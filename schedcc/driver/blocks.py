@@ -33,7 +33,7 @@ from schedcc.verifier import verify
 from schedcc.verifier.problem import own_schedule
 
 
-@dataclass
+@dataclass(repr=False)
 class BlockResult:
     function: Function
     block: Block
@@ -60,15 +60,26 @@ class BlockResult:
     def saved(self) -> int:
         return self.original_makespan - self.makespan
 
+    def __repr__(self) -> str:
+        return (f"<BlockResult {self.function.name}/{self.block.label}: {len(self.block.instrs)} instrs, "
+                f"{self.makespan} cycles (original {self.original_makespan}, bound {self.bound.value})"
+                f"{'' if self.verified else ', not verified'}>")
+
     def scheduled_block(self) -> Block:
         return replace(self.block, instrs=tuple(self.block.instrs[i] for i in self.schedule.order))
 
 
-@dataclass
+@dataclass(repr=False)
 class ProgramResult:
     program: Program
     target: Target
     blocks: list[BlockResult]
+
+    def __repr__(self) -> str:
+        n = len(self.blocks)
+        return (f"<ProgramResult on {self.target.name}: {n} block{'' if n == 1 else 's'}, "
+                f"{sum(r.makespan for r in self.blocks)} cycles (original "
+                f"{sum(r.original_makespan for r in self.blocks)})>")
 
     def scheduled_program(self) -> Program:
         """The program with every block in its scheduled order."""

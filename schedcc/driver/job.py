@@ -76,7 +76,7 @@ class Job:
         return self.source.program
 
 
-@dataclass
+@dataclass(repr=False)
 class JobResult:
     """What :func:`run_job` returns: the domain and that domain's results."""
 
@@ -86,6 +86,10 @@ class JobResult:
     loops: Any = None       # cpu with pipeline: PipelineResult
     ascend: Any = None      # ascend: AscendResult
     step: Any = None        # cluster: StepResult
+
+    def __repr__(self) -> str:
+        parts = [repr(x) for x in (self.blocks, self.loops, self.ascend, self.step) if x is not None]
+        return f"<JobResult {self.domain}: {', '.join(parts)}>"
 
     def exact_results(self) -> list[tuple[str, Any]]:
         """With ``exact``: (name, :class:`~schedcc.sched.exact.ExactInfo`) of every block or

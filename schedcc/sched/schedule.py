@@ -29,7 +29,7 @@ class Step:
     blocked: list[tuple[int, str]]          # ready but no unit or issue slot free: (node, why)
 
 
-@dataclass
+@dataclass(repr=False)
 class Schedule:
     """An issue cycle and a unit for every node of ``graph``.
 
@@ -64,6 +64,13 @@ class Schedule:
     def dag(self) -> SchedGraph:
         """The graph (the name older code used)."""
         return self.graph
+
+    def __repr__(self) -> str:
+        how = self.priority_name or "schedule"
+        if self.exact is not None:
+            how = "exact"
+        kept = ", the input order kept" if self.input_order else ""
+        return f"<Schedule {how}: {len(self.cycle)} ops in {self.makespan} cycles{kept}>"
 
     @property
     def makespan(self) -> int:

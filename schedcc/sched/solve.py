@@ -89,7 +89,7 @@ class ModuloStrategy:
                       dict(self.options).get("capacity"))
 
 
-@dataclass
+@dataclass(repr=False)
 class Solved:
     """A graph with its schedule: what every domain's result is built on."""
 
@@ -98,6 +98,11 @@ class Solved:
     bound: Bound | None
     verified: bool
     rounds: int = 1          # schedules made (more than 1 when the domain refined the graph)
+
+    def __repr__(self) -> str:
+        bound = f", bound {self.bound.value}" if self.bound is not None else ""
+        return (f"<Solved {self.schedule!r}{bound}, {'verified' if self.verified else 'not verified'}"
+                f"{f', {self.rounds} rounds' if self.rounds != 1 else ''}>")
 
     @property
     def makespan(self) -> int:

@@ -50,8 +50,7 @@ def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
     current = source
     results: list[LoopResult] = []
     for found in find_asm_loops(source):
-        if functions is not None and (found.function if isinstance(found, NotPipelined)
-                                      else found.loop.function).name not in functions:
+        if functions is not None and found.function.name not in functions:
             continue
         base, done = current, ""
         if isinstance(found, NotPipelined) and found.kind == "multi-block":

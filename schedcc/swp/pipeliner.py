@@ -30,7 +30,7 @@ from schedcc.ir import Block, Program, print_program
 from schedcc.swp.dependences import loop_dag
 from schedcc.swp.loops import find_loops
 from schedcc.swp.rotate import rotate_loops
-from schedcc.swp.view import LoopView, NotPipelined, instr_text
+from schedcc.swp.view import LoopView, NotPipelined, instr_text, short
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
 from schedcc.sched.cpsat import Limits
@@ -42,7 +42,7 @@ from schedcc.swp.codegen import generate
 from schedcc.target import Target, check_opcodes, load_target
 
 
-@dataclass
+@dataclass(repr=False)
 class LoopResult:
     """One loop: its dependence graph, modulo schedule, register pressure and new code,
     or (``schedule is None``) the reason it was left alone."""
@@ -69,8 +69,15 @@ class LoopResult:
     def pipelined(self) -> bool:
         return self.schedule is not None
 
+    def __repr__(self) -> str:
+        if self.schedule is None:
+            return f"<LoopResult {self.name}: not pipelined ({self.kind or 'other'}): {short(self.reason or '')}>"
+        s = self.schedule
+        return (f"<LoopResult {self.name}: II {s.ii} (MII {s.mii.value}), {s.stages} stages, "
+                f"{self.cycles_before} cycles per iteration before>")
 
-@dataclass
+
+@dataclass(repr=False)
 class PipelineResult:
     program: Program
     target: Target
@@ -78,6 +85,11 @@ class PipelineResult:
     transformed: Program | None
     text: str = ""                  # the pipelined program in the input's language
     lang: str = "ir"
+
+    def __repr__(self) -> str:
+        done = sum(r.pipelined for r in self.loops)
+        return (f"<PipelineResult {self.lang} on {self.target.name}: {done} of {len(self.loops)} "
+                f"loop{'' if len(self.loops) == 1 else 's'} pipelined>")
 
 
 def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
