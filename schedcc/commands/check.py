@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-pipeline", action="store_true",
                         help="draw your order and schedcc's on the pipeline (text)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    from schedcc.commands import select_opts
+    select_opts.add_arguments(parser)
 
 
 def _parse(path: str, lang: str | None):
@@ -58,7 +60,8 @@ def _parse(path: str, lang: str | None):
 def run(args: argparse.Namespace) -> int:
     original = _parse(args.against, args.lang)
     student = _parse(args.student, args.lang)
-    result = check_reordering(student, original, args.target, args.priority)
+    from schedcc.commands.select_opts import selection
+    result = check_reordering(student, original, args.target, args.priority, selection(args, original))
     if args.format == "json":
         sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")
     else:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
 from schedcc.ir import Block, Function, Program
+from schedcc.frontends.select import Selection
 from schedcc.problem import SchedGraph
 from schedcc.sched import Bound, Schedule
 from schedcc.sched.cpsat import Limits
@@ -139,16 +140,18 @@ def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: 
 def schedule_program(program: Program, target: Target | str, priority: str = "critical-path",
                      explain: bool = False, check: bool | None = None,
                      strategy: Strategy | None = None, exact: Limits | None = None,
-                     repair: bool = True) -> ProgramResult:
+                     repair: bool = True, select: Selection | None = None) -> ProgramResult:
     """Schedule every block of *program* on *target* and verify each schedule.
 
     With *exact* (:class:`~schedcc.sched.cpsat.Limits`) every block is also solved
-    exactly (``BlockResult.exact``). Raises :class:`~schedcc.errors.SchedccError` for
+    exactly (``BlockResult.exact``). With *select* (:func:`schedcc.frontends.select.select`: ``--function``,
+    ``--block``) only the blocks chosen are scheduled; ``scheduled_program`` keeps the others
+    as they are. Raises :class:`~schedcc.errors.SchedccError` for
     an opcode the target does not know, :class:`~schedcc.verifier.VerificationError` if a schedule is wrong
     (a bug in schedcc, never in the input).
     """
     target = load_target(target)  # a library entry point: a model's name works too
     check_opcodes(program, target)
     results = [schedule_block(f, b, target, priority, explain, check, strategy, exact, repair)
-               for f, b in program.blocks()]
+               for f, b in program.blocks() if select is None or select.wants(f.name, b.label)]
     return ProgramResult(program, target, results)

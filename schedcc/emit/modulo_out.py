@@ -151,12 +151,14 @@ def _heuristic_name(s) -> str:
     return h.algorithm if h is not None else "the heuristic"
 
 
-def format_pipeline(result: PipelineResult, show_code: bool = True) -> str:
+def format_pipeline(result: PipelineResult, show_code: bool = True, chosen: bool = False) -> str:
+    """The pipelining report; *chosen*: only the loops ``--function``/``--block`` chose were looked at."""
     t = result.target
     units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
     out = [f"target {t.name}: issue width {t.issue_width}; units {units}", ""]
     if not result.loops:
-        out.append("no loops found (a loop is a block that branches back to itself or to an earlier block)")
+        out.append("no loop holds the blocks chosen (--function, --block)" if chosen else
+                   "no loops found (a loop is a block that branches back to itself or to an earlier block)")
     for res in result.loops:
         out.append(format_loop(res, t, show_code))
         out.append("")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from schedcc.dag import build_dag
 from schedcc.errors import SchedccError, plural
 from schedcc.ir import Block, Program, print_program
+from schedcc.frontends.select import Selection
 from schedcc.swp.dependences import loop_dag
 from schedcc.swp.loops import find_loops
 from schedcc.swp.rotate import rotate_loops
@@ -185,7 +186,8 @@ def pipeline_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
 
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
                      accept: AcceptFunction | None = None, exact: Limits | None = None,
-                     before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
+                     before: dict[tuple[str, str], int] | None = None,
+                     select: Selection | None = None) -> PipelineResult:
     """Pipeline every loop of *program* that can be; see the module docstring (and
     :func:`pipeline_loop` for *exact* and *before*, here per (function, block label))."""
     tgt = load_target(target)  # a public entry point: a model's name works too
@@ -196,6 +198,9 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
         new_blocks: dict[str, list[Block]] = {}
         rotated_func, rotated = rotate_loops(func)
         for loop in find_loops(rotated_func):
+            if select is not None and not (select.wants_loop(func, loop.block.label)
+                                           or select.wants_loop(rotated_func, loop.block.label)):
+                continue
             res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
             label = loop.block.label
             if label in rotated:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from schedcc.dag import build_dag
 from schedcc.ir import Block, Instr, Loc, Program
+from schedcc.frontends.select import Selection
 from schedcc.sched import list_schedule, lower_bound
 from schedcc.problem import SchedGraph
 from schedcc.sim import simulate_in_order, simulate_order
@@ -104,8 +105,11 @@ class CheckResult:
 
 
 def check_reordering(student: Program, original: Program, target: Target | str,
-                     priority: str = "critical-path") -> CheckResult:
-    """Check *student* against *original* on *target*; see the module docstring.
+                     priority: str = "critical-path", select: Selection | None = None) -> CheckResult:
+    """Check *student* against *original* on *target*; see the module docstring. With
+    *select* (:func:`schedcc.frontends.select.select` on the original: ``--function``, ``--block``)
+    only the blocks chosen are compared, and a block or function the student added is
+    not a problem.
 
     Raises :class:`~schedcc.errors.SchedccError` when a program uses an opcode the
     target does not know (bad input, not an illegal order).
@@ -115,7 +119,12 @@ def check_reordering(student: Program, original: Program, target: Target | str,
     check_opcodes(student, tgt)
     result = CheckResult(student, original, tgt, priority)
     theirs = {f.name: f for f in student.functions}
+    chosen = select if select is not None and not select.everything else None
+    everything = chosen is None
     for func in original.functions:
+        if chosen is not None and not chosen.wants_function(func.name):
+            theirs.pop(func.name, None)
+            continue
         other = theirs.pop(func.name, None)
         if other is None:
             result.problems.append(f"function {func.name} is missing from {student.source}")
@@ -123,13 +132,15 @@ def check_reordering(student: Program, original: Program, target: Target | str,
         their_blocks = {b.label: b for b in other.blocks}
         for block in func.blocks:
             mine = their_blocks.pop(block.label, None)
+            if chosen is not None and not chosen.wants(func.name, block.label):
+                continue
             if mine is None:
                 result.problems.append(f"block {func.name} / {block.label} is missing from {student.source}")
                 continue
             result.blocks.append(check_block(func.name, mine, block, tgt, priority))
-        for label in their_blocks:
+        for label in their_blocks if everything else ():
             result.problems.append(f"block {func.name} / {label} of {student.source} is not in {original.source}")
-    for name in theirs:
+    for name in theirs if everything else ():
         result.problems.append(f"function {name} of {student.source} is not in {original.source}")
     return result
 
