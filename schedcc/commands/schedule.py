@@ -9,6 +9,7 @@ files asked for.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from schedcc.commands import _ascend, exact_opts, outputs, pipeline_opts, select_opts
@@ -180,9 +181,9 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
     if args.output:
         write_output(args.output, result.job.source.render(blocks.scheduled_program()), inputs)
     if args.emit_dag:
-        from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
-        title = f"{name} on {blocks.target.name}: dependence DAG (red: critical path)"
-        note = write_dag_picture(results_to_dot(blocks.blocks, title), args.emit_dag, inputs)
+        from schedcc.viz.dag_dot import write_block_pictures
+        title = f"{os.path.basename(name)} on {blocks.target.name}: dependence DAG (red: critical path)"
+        note = write_block_pictures(blocks.blocks, args.emit_dag, title, inputs)
         if note:
             notes.append(note)
     if args.emit_pipeline:
