@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from schedcc.errors import SchedccError, attach_source
+from schedcc.errors import SchedccError, attach_source, plural
 from schedcc.fileio import read_input
 from schedcc.frontends import LANGS
 from schedcc.teaching.grading import BlockCheck, CheckResult, check_reordering, parse_program
@@ -105,7 +105,8 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
              if b.scheduler_kept_original else f"list scheduling, {result.priority} priority"),
             ("lower bound", b.lower_bound, b.bound_reason)]
     for name, cycles, note in rows:
-        lines.append(f"  {name:<15} {cycles:>4} cycles" + (f"  ({note})" if note else ""))
+        word = "cycle " if cycles == 1 else "cycles"  # "1 cycle", the notes aligned
+        lines.append((f"  {name:<15} {cycles:>4} {word}" + (f"  ({note})" if note else "")).rstrip())
     verdict = [_compare(b.cycles, b.original_cycles, "the original"),
                _compare(b.cycles, b.scheduler_cycles, "schedcc")]
     gap = b.cycles - b.lower_bound
@@ -115,9 +116,9 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.ops[orig].payload} {why}")
     if show_pipeline:
         t = result.target
-        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
+        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {plural(b.cycles, 'cycle')}")
         s = list_schedule_of(b, result)
-        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {s.makespan} cycles")
+        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {plural(s.makespan, 'cycle')}")
         cols, first = max(mine.cycles, theirs.cycles), min(mine.first, theirs.first)
         lines += [""] + format_diagram(mine, cols, first=first).rstrip("\n").split("\n")
         lines += [""] + format_diagram(theirs, cols, first=first).rstrip("\n").split("\n")
@@ -140,7 +141,7 @@ def format_check(result: CheckResult, show_pipeline: bool = False) -> str:
         total = result.cycles
         best = sum(b.scheduler_cycles for b in result.blocks)
         bound = sum(b.lower_bound for b in result.blocks)
-        out.append(f"result: LEGAL; {total} cycles (schedcc {best}, lower bound {bound})")
+        out.append(f"result: LEGAL; {plural(total, 'cycle')} (schedcc {best}, lower bound {bound})")
     else:
         bad = sum(1 for b in result.blocks if not b.legal) + len(result.problems)
         out.append(f"result: ILLEGAL reordering ({_plural(bad, 'problem')}); exit status 1")

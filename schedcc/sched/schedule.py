@@ -27,6 +27,9 @@ class Step:
     picked: list[tuple[int, str]]           # (node, unit)
     waiting: list[tuple[int, int, str]]     # (node, earliest cycle, because)
     blocked: list[tuple[int, str]]          # ready but no unit or issue slot free: (node, why)
+    # ready during the cycle, after a predecessor issued in it over a latency-0 edge (a WAR):
+    # (node, that predecessor); they are in ``ready`` too, after the ones ready at its start
+    joined: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(repr=False)
