@@ -73,3 +73,11 @@ def test_the_bounding_unit_is_busy_back_to_back_without_overlap():
     assert all(e - s == 20 for s, e in fdiv)                          # the unit held 20 cycles each time
     assert all(b[0] - a[0] == div.schedule.ii for a, b in zip(fdiv, fdiv[1:]))  # one per II: back to back
     assert "II 20 = MII" in kernel_title(div, res.target)
+
+
+def test_several_pictures_need_a_file_name(tmp_path, capsys):
+    assert main([str(KERNELS), "--target", "la464", "--function", "dot", "--emit-dag", "/dev/stdout.dot"]) == 2
+    err = capsys.readouterr().err
+    assert "--emit-dag /dev/stdout.dot: 4 pictures are drawn, one per block" in err and "--block NAME" in err
+    assert main([str(KERNELS), "--target", "la464", "--emit-kernel", str(tmp_path / "k.pdf")]) == 2
+    assert "cannot draw to" in capsys.readouterr().err and not list(tmp_path.iterdir())

@@ -118,7 +118,8 @@ def write_block_pictures(results, path: str, title: str, inputs: tuple[str, ...]
         r = drawn[0]
         name = f"{r.function.name} / {r.block.label}"
         return write_dag_picture(dag_to_dot(r.dag, f"{title}: {name}", r.schedule.priority, r.schedule), path, inputs)
-    paths = picture_paths(path, [(r.function.name, r.block.label) for r in drawn])
+    paths = picture_paths(path, [(r.function.name, r.block.label) for r in drawn], "--emit-dag",
+                          ("svg", "png", "pdf", "dot", "gv"))
     notes = []
     for r, dest in zip(drawn, paths):
         name = f"{r.function.name} / {r.block.label}"

@@ -23,9 +23,22 @@ def file_word(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "_"
 
 
-def picture_paths(path: str, names: list[tuple[str, str]]) -> list[str]:
-    """A file beside *path* for each (function, block) in *names*: ``STEM.FUNCTION.BLOCK.SUFFIX``."""
+def picture_paths(path: str, names: list[tuple[str, str]], option: str = "",
+                  suffixes: tuple[str, ...] = ()) -> list[str]:
+    """A file beside *path* for each (function, block) in *names*: ``STEM.FUNCTION.BLOCK.SUFFIX``.
+    With *option* (``--emit-dag``): *path* must end in one of *suffixes* and be a file name,
+    not standard output or a device, else a :class:`~schedcc.errors.SchedccError` says so."""
     dest = Path(path)
+    if option:
+        from schedcc.errors import SchedccError
+        from schedcc.fileio import is_standard_output
+        if dest.suffix.lstrip(".").lower() not in suffixes:
+            kinds = ["." + s for s in suffixes]
+            raise SchedccError(f"cannot draw to '{path}': use a {', '.join(kinds[:-1])} or {kinds[-1]} file name")
+        if is_standard_output(path) or dest.parent == Path("/dev"):
+            raise SchedccError(f"{option} {path}: {len(names)} pictures are drawn, one per block, to files "
+                               "named after the stem of this one and each block",
+                               notes=["give a file name (out.svg), or choose one block with --block NAME"])
     seen: dict[str, int] = {}
     out = []
     for function, block in names:

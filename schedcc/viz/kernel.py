@@ -152,8 +152,8 @@ def write_kernel_picture(path: str, results: list[LoopResult], target, inputs: t
     loops = [r for r in results if r.pipelined]
     if not loops:
         return "note: no loop was pipelined, so no picture was drawn"
-    paths = [path] if len(loops) == 1 else picture_paths(path, [(r.loop.function.name, r.loop.block.label)
-                                                                 for r in loops])
+    paths = [path] if len(loops) == 1 else picture_paths(
+        path, [(r.loop.function.name, r.loop.block.label) for r in loops], "--emit-kernel", ("svg", "png"))
     notes = []
     for r, dest in zip(loops, paths):
         bars, lanes = kernel_bars(r, target)
