@@ -194,18 +194,35 @@ class _Progress:
             sys.stderr.flush()
 
 
+def _threads() -> int:
+    """Threads of this process, native ones too (Linux's /proc; elsewhere Python's own)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+        return threading.active_count()
+
+
 class _Pool:
     """Runs a WORK function over chunks: in this process (*workers* <= 1) or in worker processes
     (each with its own :class:`Context` and level-1 cache), as lists in completion order."""
 
     def __init__(self, model, target, gpus, batch, settings, workers):
         self.workers, self.pool = workers, None
+        # Worker processes are forked (nothing pickled, no main module run again). fork copies the
+        # calling thread alone: in a process already running other threads (Ray's client, torch's
+        # pools) a lock one of them holds stays held in the child, which waits for ever (seen in
+        # the test suite). spawn and forkserver would run an unguarded main script again. So a
+        # process with threads scores in this process.
+        import multiprocessing as mp
+        fork = "fork" in mp.get_all_start_methods()
+        if workers > 1 and fork and _threads() > 1:
+            workers = self.workers = 1
         if workers <= 1:
             _init(model, target, gpus, batch, settings)
             return
         import concurrent.futures as cf
-        import multiprocessing as mp
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        ctx = mp.get_context("fork") if fork else mp.get_context()
         self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init,
                                            initargs=(model, target, gpus, batch, settings))
 
