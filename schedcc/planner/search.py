@@ -31,6 +31,7 @@ Example::
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 import os
 import sys
 import time
@@ -41,9 +42,8 @@ from schedcc.planner.memory import gib
 from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Prepared, Scored, finish, prepare, score
 from schedcc.planner.space import Candidate, Settings, check_framework, enumerate_space, parse_fix
 from schedcc.planner.layer import overlap_names
+from schedcc.planner.progress import Progress as _Progress
 
-PROGRESS_AFTER_S = 2.0   # a progress bar appears when a search runs longer than this (on a terminal)
-PROGRESS_EVERY_S = 5.0   # elsewhere (a log, a pipe), a progress line this often
 
 
 @dataclass
@@ -147,51 +147,6 @@ def _ray_task(args) -> list:
     work, model, target, gpus, global_batch, settings, chunk = args
     _init(model, target, gpus, global_batch, settings)
     return WORK[work](chunk)
-
-
-class _Progress:
-    """Progress on stderr: a bar on a terminal after PROGRESS_AFTER_S; elsewhere (a log, a
-    pipe, CI) a line every PROGRESS_EVERY_S (every PROGRESS_AFTER_S when forced on).
-    *enabled*: None (auto), True (on) or False (off)."""
-
-    def __init__(self, total: int, enabled: bool | None):
-        self.total, self.done, self.t0 = total, 0, time.perf_counter()
-        self.tty = sys.stderr.isatty()
-        self.on = enabled is not False
-        self.every = PROGRESS_AFTER_S if enabled else PROGRESS_EVERY_S
-        self.last = self.t0
-        self.shown = False
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if not self.on:
-            return
-        now = time.perf_counter()
-        elapsed = now - self.t0
-        frac = self.done / self.total if self.total else 1
-        eta = elapsed / frac - elapsed if frac else 0
-        if not self.tty:
-            if now - self.last >= self.every and self.done < self.total:
-                sys.stderr.write(f"schedcc plan: scored {self.done:,} of {self.total:,} candidates ({frac:.0%}), "
-                                 f"{elapsed:.0f} s, about {eta:.0f} s left\n")
-                sys.stderr.flush()
-                self.last = now
-            return
-        if elapsed < PROGRESS_AFTER_S and self.done < self.total:
-            return
-        if not self.shown and self.done >= self.total:
-            return
-        width = 30
-        bar = "#" * int(width * frac) + "." * (width - int(width * frac))
-        sys.stderr.write(f"\rscoring [{bar}] {self.done}/{self.total} candidates, {elapsed:.0f} s"
-                         + (f", ~{eta:.0f} s left" if self.done < self.total else "") + "   ")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 class _Pool:
@@ -324,10 +279,12 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
     for res in pool.map("prepare", _chunks(cands, chunk)):
         for r in res:
             (out if isinstance(r, Scored) else ready).append(r)
-        progress.advance(sum(isinstance(r, Scored) for r in res))
+        progress.advance(len(res))
     ready.sort(key=lambda p: (p.bound_s, p.candidate))
+    bounds = [p.bound_s for p in ready]
     steps: list[float] = []   # the best *keep* steps so far, ascending
     i = 0
+    progress.scheduling(0, len(ready))
     while i < len(ready):
         if not exhaustive and steps:
             if ready[i].bound_s > _limit(steps, keep, band):
@@ -335,12 +292,15 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
         part = ready[i:i + batch]
         i += len(part)
         size = max(1, math.ceil(len(part) / max(1, batch // 2)))
+        done = i - len(part)
         for res in pool.map("finish", [part[j:j + size] for j in range(0, len(part), size)]):
             out += res
+            done += len(res)
             steps = sorted(steps + [s.step_time_s for s in res if s.feasible])[:keep]
-            progress.advance(len(res))
+            # at most: the batch's rest, and those after it whose bound is under the limit
+            under = len(ready) if exhaustive or not steps else bisect_right(bounds, _limit(steps, keep, band))
+            progress.scheduling(done, i - done + max(0, under - i))
     pruned = ready[i:]
-    progress.advance(len(pruned))
     if not exhaustive and steps:
         # the final limit is below every limit used on the way: what it keeps, every pool size scheduled
         limit = _limit(steps, keep, band)
