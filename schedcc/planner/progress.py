@@ -41,7 +41,15 @@ class Progress:
         self.width = 0                    # the bar's last length (a shorter one is padded over it)
 
     def advance(self, n: int) -> None:
-        """*n* more candidates prepared (or refused: out of memory)."""
+        """*n* more candidates prepared (or refused: out of memory).
+
+        >>> p = Progress(4, False)
+        >>> p.advance(3); p._text(p.t0 + 6, bar=False)[0]
+        'prepared 3 of 4 candidates (75%: memory, layer schedules, bounds), 6 s, about 2 s left'
+        >>> p.scheduling(0, 2); p.t1 = p.t0 + 6
+        >>> p.scheduling(1, 1); p._text(p.t0 + 10, bar=False)[0]
+        'scheduled 1 pipeline, at most 1 more can still place, 10 s, at most about 4 s left'
+        """
         self.done += n
         self._show()
 
