@@ -405,3 +405,19 @@ def test_cli_emit_writes_with_the_report_and_refuses_unknown(tmp_path, capsys):
     assert code == 2 and "--emit" in capsys.readouterr().err and not (tmp_path / "x").exists()
     assert set(EMITTERS) == {"megatron", "torchtitan", "deepspeed"}
     assert replace  # (kept for readers extending the table)
+
+
+def test_emit_ranks_what_can_beat_the_best_runnable_not_everything():
+    """--emit once made the search exhaustive (llama3-70b on 1,024 H100s: every candidate that fits
+    scheduled, about 20x the CPU); it now schedules every candidate whose bound can beat the best
+    one the framework can run: the same file, the same rank, the same passed-over list."""
+    from schedcc.commands.plan import _runnable
+    fix = "cp=1,microbatch=1,recompute=full"
+    full = plan(MODEL, "dgx-h100", gpus=16, global_batch=64, fix=fix, workers=1, exhaustive=True)
+    pruned_any = False
+    for name in EMITTERS:
+        res = plan(MODEL, "dgx-h100", gpus=16, global_batch=64, fix=fix, workers=1, runnable=_runnable(name))
+        a, b = emit(res, name), emit(full, name)
+        assert (a.text, a.rank, a.notes) == (b.text, b.rank, b.notes), name
+        pruned_any |= res.pruned > 0
+    assert pruned_any

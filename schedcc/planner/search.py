@@ -259,13 +259,15 @@ class _RayPool:
 PRUNE_BAND = 1.5   # band=True: every candidate that could come within this factor of the best (the picture's band)
 
 
-def _limit(steps: list[float], keep: int, band: bool) -> float:
-    """The step a candidate's lower bound must not exceed to be scheduled."""
+def _limit(steps: list[float], keep: int, band: bool, runnable_best: float = -math.inf) -> float:
+    """The step a candidate's lower bound must not exceed to be scheduled (with a *runnable*
+    test, also the best runnable step found so far: every candidate that can beat it is ranked)."""
     kth = steps[-1] if len(steps) >= keep else math.inf
-    return max(kth, PRUNE_BAND * steps[0]) if band and steps else kth
+    return max(kth, PRUNE_BAND * steps[0] if band and steps else kth, runnable_best)
 
 
-def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chunk: int, batch: int):
+def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chunk: int, batch: int,
+            runnable=None):
     """Score *cands* on *pool*: memory and level 1 for all (:func:`~.score.prepare`), then level 2
     (:func:`~.score.finish`) in order of the prepared candidates' lower bounds, until the next
     bound exceeds the *keep*-th best step scheduled so far (with *band*, also
@@ -273,7 +275,10 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
     real choices). Level 2 runs
     in batches of *batch* candidates, the limit updated between them; at the end, the candidates
     scheduled on the way whose bound exceeds the final limit are counted with the pruned ones,
-    so every pool size returns the same candidates. Returns (scored, pruned)."""
+    so every pool size returns the same candidates. With *runnable* (a test of a candidate: can
+    the framework of ``--emit`` run it?), also every candidate whose bound does not exceed the best
+    runnable step found (until one is found, all): the best runnable candidate and every one
+    ranked above it are then exactly those of an exhaustive search. Returns (scored, pruned)."""
     out: list[Scored] = []
     ready: list[Prepared] = []
     for res in pool.map("prepare", _chunks(cands, chunk)):
@@ -283,11 +288,12 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
     ready.sort(key=lambda p: (p.bound_s, p.candidate))
     bounds = [p.bound_s for p in ready]
     steps: list[float] = []   # the best *keep* steps so far, ascending
+    run_best = -math.inf if runnable is None else math.inf
     i = 0
     progress.scheduling(0, len(ready))
     while i < len(ready):
         if not exhaustive and steps:
-            if ready[i].bound_s > _limit(steps, keep, band):
+            if ready[i].bound_s > _limit(steps, keep, band, run_best):
                 break
         part = ready[i:i + batch]
         i += len(part)
@@ -297,13 +303,16 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
             out += res
             done += len(res)
             steps = sorted(steps + [s.step_time_s for s in res if s.feasible])[:keep]
+            if runnable is not None:
+                run_best = min([run_best] + [s.step_time_s for s in res if s.feasible and runnable(s.candidate)])
             # at most: the batch's rest, and those after it whose bound is under the limit
-            under = len(ready) if exhaustive or not steps else bisect_right(bounds, _limit(steps, keep, band))
+            under = len(ready) if exhaustive or not steps else bisect_right(bounds, _limit(steps, keep, band,
+                                                                                            run_best))
             progress.scheduling(done, i - done + max(0, under - i))
     pruned = ready[i:]
     if not exhaustive and steps:
         # the final limit is below every limit used on the way: what it keeps, every pool size scheduled
-        limit = _limit(steps, keep, band)
+        limit = _limit(steps, keep, band, run_best)
         bound = {p.candidate: p.bound_s for p in ready[:i]}
         late = {c for c, b in bound.items() if b > limit}
         pruned += [p for p in ready[:i] if p.candidate in late]
@@ -313,7 +322,8 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
 
 def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settings | None = None,
          workers: int | None = None, ray: str | None = None, progress: bool | None = None,
-         explain: bool = False, keep: int = 10, band: bool = False, exhaustive: bool = False) -> PlanResult:
+         explain: bool = False, keep: int = 10, band: bool = False, exhaustive: bool = False,
+         runnable=None) -> PlanResult:
     """Search every configuration of *model* on *gpus* devices of *target* (a cluster model
     name like ``dgx-h100``, a :class:`~schedcc.target.Target` or a
     :class:`~schedcc.training.costs.Cluster`) for *global_batch* sequences per step.
@@ -333,7 +343,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     could come within :data:`PRUNE_BAND` x the best step: the Pareto picture's band)
     (:func:`_search`): the best *keep* (and every candidate in the band) are exactly what
     scheduling all of them gives; the others are counted in ``pruned``, not ranked.
-    *exhaustive* schedules every candidate that fits."""
+    *exhaustive* schedules every candidate that fits. *runnable* (a test of a candidate)
+    also schedules every candidate that can beat the best one passing it (``--emit``: the best
+    candidate the framework can run, and the rank of each one above it, exactly)."""
     t0 = time.perf_counter()
     model.check()
     settings = settings or Settings()
@@ -362,7 +374,7 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
             chunk = max(1, min(16, math.ceil(len(cands) / (4 * workers))))
             batch = 1 if workers <= 1 else 4 * workers
             backend = "processes" if workers > 1 else "in-process"
-        scored, pruned = _search(cands, pool, bar, keep, band, exhaustive, chunk, batch)
+        scored, pruned = _search(cands, pool, bar, keep, band, exhaustive, chunk, batch, runnable)
     finally:
         bar.close()
         if pool is not None:
