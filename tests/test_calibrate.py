@@ -152,6 +152,24 @@ def test_unstable_fit_says_so(truth):
     assert fit.unstable and "net_latency" in fit.unstable[0]
 
 
+def test_compute_reports_its_own_scale_when_an_efficiency_is_fitted_beside_it(truth):
+    # compute scales the three efficiencies; gemm_efficiency fitted too overrides the GEMM one.
+    # The report showed compute as the final gemm_efficiency's ratio (x0.618 while compute
+    # itself sat at its bound of 1.25); it now shows compute's own scale and the file keeps both.
+    fit = calibrate(parse_runs(runs_text(truth, fit_on=("c", "e", "b"),
+                                         constants=["gemm_efficiency", "compute"]), "r.toml"))
+    compute, gemm = fit.constants
+    assert (compute.name, gemm.name) == ("compute", "gemm_efficiency")
+    for key, (base, own) in compute.keys.items():
+        assert own == pytest.approx(min(1.0, base * compute.value), rel=1e-6), key
+    assert gemm.keys["gemm_efficiency"][1] == pytest.approx(gemm.value)
+    from schedcc.emit.calibration import cluster_file, report_text
+    assert f"compute x{compute.value:.3f}" in report_text(fit)
+    import re
+    written = float(re.search(r"(?m)^gemm_efficiency = ([0-9.e+-]+)", cluster_file(fit)).group(1))
+    assert written == pytest.approx(gemm.value, rel=1e-4)   # the override wins in the file
+
+
 def test_fit_on_auto_picks_runs_that_tell_the_constants_apart_without_their_steps(truth):
     names = ["compute", "net_efficiency"]
     fit = calibrate(parse_runs(runs_text(truth, fit_on=("auto",), constants=names), "r.toml"))

@@ -230,6 +230,83 @@ def test_torchtitan_toml_is_accepted_by_its_parser(plans, tmp_path, name):
         ConfigManager().parse_args(["--job.config_file", str(path)])
 
 
+def titan_chunks(cfg, num_layers: int, pp: int) -> list[list[str]]:
+    """The model chunks torchtitan 0.2's pipeline_llm makes of a parsed job config (its checks of
+    the stage count, then its own generate_llm_fqn_per_model_part), without a model or a mesh."""
+    import ast
+    import math
+    # its module imports the model zoo (tokenizers): run torchtitan's own function, compiled alone
+    source = open(importlib.util.find_spec("torchtitan.distributed").submodule_search_locations[0]
+                  + "/pipeline_parallel.py", encoding="utf-8").read()
+    fn = next(n for n in ast.parse(source).body
+              if isinstance(n, ast.FunctionDef) and n.name == "generate_llm_fqn_per_model_part")
+    space: dict = {}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), "pipeline_parallel.py", "exec"), space)
+    generate_llm_fqn_per_model_part = space["generate_llm_fqn_per_model_part"]
+    from torch.distributed.pipelining.schedules import PipelineScheduleSingle, get_schedule_class
+    par = cfg.parallelism
+    single = issubclass(get_schedule_class(par.pipeline_parallel_schedule), PipelineScheduleSingle)
+    first, last = par.pipeline_parallel_first_stage_less_layers, par.pipeline_parallel_last_stage_less_layers
+    if par.pipeline_parallel_layers_per_stage is not None:   # pipeline_llm's checks, as it makes them
+        n = math.ceil((num_layers + first + last) / par.pipeline_parallel_layers_per_stage)
+        assert n % pp == 0, f"torchtitan: {n} virtual stages do not divide over pp {pp}"
+        assert (n // pp == 1) if single else (n // pp >= 2), f"{par.pipeline_parallel_schedule}: {n // pp} a rank"
+    else:
+        n = pp * (1 if single else 2)
+    parts = par.module_fqns_per_model_part or generate_llm_fqn_per_model_part(n, num_layers, first, last)
+    assert (len(parts) // pp == 1) if single else (len(parts) // pp >= 2 and len(parts) % pp == 0)
+    return parts
+
+
+@pytest.mark.parametrize("name", ["vpp", "uneven-vpp", "pp", "twelve"])
+def test_torchtitan_splits_the_layers_as_the_plan_priced(plans, tmp_path, name):
+    """The chunks torchtitan makes from the TOML hold the plan's layers per chunk, in order. The
+    plan's trimmed interleaved chunks put their extra layers in the middle (12 layers, pp 2,
+    virtual 3, trim 1: 1 2 3 3 2 1; llama3-70b pp 8 v5 t1: 1, 2 x 18, 3, 3, 2 x 18, 1), torchtitan's
+    rule on the first chunks: from layers_per_stage and less_layers it made 1 3 3 3 2 0 (and 28
+    chunks for the 70B, refused over 8 ranks); such chunks now name their modules."""
+    ConfigManager = torchtitan_manager()
+    if name == "twelve":
+        res = plan(replace(MODEL, layers=12), "dgx-h100", gpus=16, global_batch=64, workers=1,
+                   fix="tp=1,pp=2,cp=1,microbatch=1,schedule=interleaved,virtual=3,trim=1,zero=0,recompute=full")
+    elif name == "pp":   # partial recomputation: torchtitan passes it over; the same layout without it
+        res = plan_of("dp=2,tp=2,pp=4,cp=1,microbatch=1,schedule=1f1b,zero=0,recompute=full,trim=1")
+    else:
+        res = plans[name]
+    out = emit(res, "torchtitan")
+    n_layers = res.context.model.layers
+    path = tmp_path / "job.toml"
+    path.write_text(out.text)
+    cfg = ConfigManager().parse_args(["--job.config_file", str(path)])
+    c = out.chosen.candidate
+    parts = titan_chunks(cfg, n_layers, c.pp)
+    layers = [[m for m in p if m.startswith("layers.")] for p in parts]
+    assert [len(x) for x in layers] == list(_launch(out, res).layers)
+    assert [m for x in layers for m in x] == [f"layers.{i}" for i in range(n_layers)]
+    assert parts[0][0] == "tok_embeddings" and parts[-1][-2:] == ["norm", "output"]
+
+
+def test_torchtitan_passes_over_zero_bubble_with_one_stage_a_rank():
+    # torchtitan 0.2's zero-bubble schedules (InterleavedZeroBubble, ZBVZeroBubble) need two or
+    # more stages a rank (pipeline_llm refuses fewer); the plan's ZB-H1 runs one
+    from schedcc.errors import SchedccError
+    res = plan_of("dp=8,tp=1,pp=2,cp=1,microbatch=1,schedule=zb-h1,zero=0,recompute=full")
+    with pytest.raises(SchedccError, match="no feasible candidate of this plan can run on torchtitan"):
+        emit(res, "torchtitan")
+
+
+def test_megatron_script_is_valid_shell_with_the_layout_quoted(plans, tmp_path):
+    import subprocess
+    text = emit(plans["uneven-vpp"], "megatron").text
+    assert "--pipeline-model-parallel-layout 'Et*1|t*3|t*3|t*1L'" in text
+    path = tmp_path / "launch.sh"
+    path.write_text(text.replace('torchrun ', 'printf "%s\\n" '))
+    run = subprocess.run(["bash", str(path)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    words = run.stdout.split("\n")
+    assert words[words.index("--pipeline-model-parallel-layout") + 1] == "Et*1|t*3|t*3|t*1L"
+
+
 def test_torchtitan_holds_fsdp_weights_under_a_pipeline_as_priced():
     """FSDP under a pipeline schedule is priced without resharding (planner.frameworks): the TOML
     must not ask torchtitan to reshard after every forward."""
@@ -328,3 +405,19 @@ def test_cli_emit_writes_with_the_report_and_refuses_unknown(tmp_path, capsys):
     assert code == 2 and "--emit" in capsys.readouterr().err and not (tmp_path / "x").exists()
     assert set(EMITTERS) == {"megatron", "torchtitan", "deepspeed"}
     assert replace  # (kept for readers extending the table)
+
+
+def test_emit_ranks_what_can_beat_the_best_runnable_not_everything():
+    """--emit once made the search exhaustive (llama3-70b on 1,024 H100s: every candidate that fits
+    scheduled, about 20x the CPU); it now schedules every candidate whose bound can beat the best
+    one the framework can run: the same file, the same rank, the same passed-over list."""
+    from schedcc.commands.plan import _runnable
+    fix = "cp=1,microbatch=1,recompute=full"
+    full = plan(MODEL, "dgx-h100", gpus=16, global_batch=64, fix=fix, workers=1, exhaustive=True)
+    pruned_any = False
+    for name in EMITTERS:
+        res = plan(MODEL, "dgx-h100", gpus=16, global_batch=64, fix=fix, workers=1, runnable=_runnable(name))
+        a, b = emit(res, name), emit(full, name)
+        assert (a.text, a.rank, a.notes) == (b.text, b.rank, b.notes), name
+        pruned_any |= res.pruned > 0
+    assert pruned_any

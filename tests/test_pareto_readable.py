@@ -66,3 +66,18 @@ def test_rules_removed_line_lists_the_rules_that_removed_most_first():
     res.removed.update({"rule a": [15, "x"], "rule b": [3692, "y"], "rule c": [400, "z"]})
     line = next(x for x in plan_text(res).splitlines() if x.startswith("rules removed: "))
     assert line == "rules removed: 3,692 x rule b; 400 x rule c; 15 x rule a"
+
+
+def test_runners_up_next_to_each_other_share_one_label():
+    """llama3-70b on 512 H100s (issue 22's first question): #2 and #3 0.7 GB and 0.04 s apart,
+    #4 and #5 at the same memory; their digits were drawn over each other ("23", a 4 under a 5)."""
+    res = result(80.2, n=300, bad=0)
+    top = [(80.2, 15.803), (84.2, 15.843), (84.9, 15.881), (77.0, 16.042), (77.0, 16.092)]
+    for s, (gb, t) in zip(res.candidates, top):
+        s.memory_per_gpu_bytes, s.step_time_s = gb * 1e9, t
+    rng = random.Random(5)
+    for s in res.candidates[5:]:   # the rest between 16.2 s and 1.5 x the best, as there
+        s.step_time_s = rng.uniform(16.2, 23.7)
+    labels = re.findall(r'font-size:10px;fill:#333">([^<]*)<title>([^<]*)</title>', pareto_svg(res))
+    assert [x for x, _ in labels] == ["2,3", "4,5"], labels
+    assert labels[0][1].startswith("#2 ") and "; #3 " in labels[0][1]   # the tooltip names both

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 
-import schedcc.planner.search as search
+import schedcc.planner.progress as progress
 from schedcc.planner import plan
 from schedcc.planner.model import ModelSpec
 from schedcc.planner.score import Scored
@@ -18,11 +18,15 @@ TINY = ModelSpec(name="tiny", layers=4, hidden=512, heads=8, seq=512, vocab=1000
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(capsys, monkeypatch):
-    monkeypatch.setattr(search, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_EVERY_S", 0.0)
     plan(TINY, "dgx-h100", gpus=8, global_batch=16, fix="pp=1,cp=1,zero=0,recompute=none", workers=1)
     lines = capsys.readouterr().err.splitlines()
-    assert lines and all(re.fullmatch(r"schedcc plan: scored [\d,]+ of [\d,]+ candidates \(\d+%\), \d+ s, "
-                                      r"about \d+ s left", x) for x in lines), lines
+    first = r"schedcc plan: prepared [\d,]+ of [\d,]+ candidates \(\d+%: memory, layer schedules, bounds\), " \
+            r"\d+ s, about \d+ s left"
+    second = r"schedcc plan: scheduled [\d,]+ pipelines?, at most [\d,]+ more can still place, \d+ s, " \
+             r"at most about \d+ s left"
+    kinds = [0 if re.fullmatch(first, x) else 1 if re.fullmatch(second, x) else None for x in lines]
+    assert None not in kinds and kinds == sorted(kinds) and 1 in kinds, lines   # the two phases, in order
     plan(TINY, "dgx-h100", gpus=8, global_batch=16, fix="pp=1,cp=1,zero=0,recompute=none", workers=1,
          progress=False)
     assert capsys.readouterr().err == ""

@@ -279,24 +279,32 @@ def test_every_feasible_candidate_uses_every_gpu_and_fits(gpus, batch, tp):
 
 def test_progress_quiet_for_short_searches_lines_when_forced_bar_on_a_terminal(capsys, monkeypatch):
     import sys
-    import schedcc.planner.search as search
+    import schedcc.planner.progress as progress
     bar = _Progress(10, None)             # pytest's stderr is not a terminal: lines, but not for a quick search
     bar.advance(10)
     bar.close()
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(search, "PROGRESS_AFTER_S", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_AFTER_S", 0.0)
     bar = _Progress(4, True)               # forced on: a line every PROGRESS_AFTER_S
     bar.advance(2)
     bar.advance(2)
+    bar.scheduling(0, 2)
+    bar.scheduling(1, 1)
+    bar.scheduling(2, 0)
     bar.close()
-    assert capsys.readouterr().err == "schedcc plan: scored 2 of 4 candidates (50%), 0 s, about 0 s left\n"
+    assert capsys.readouterr().err == (
+        "schedcc plan: prepared 2 of 4 candidates (50%: memory, layer schedules, bounds), 0 s, about 0 s left\n"
+        "schedcc plan: scheduled 0 pipelines, at most 2 more can still place, 0 s, at most about 0 s left\n"
+        "schedcc plan: scheduled 1 pipeline, at most 1 more can still place, 0 s, at most about 0 s left\n")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     bar = _Progress(4, True)               # on a terminal: the bar
     bar.advance(2)
     bar.advance(2)
+    bar.scheduling(1, 3)
     bar.close()
     err = capsys.readouterr().err
-    assert "scoring [" in err and "4/4 candidates" in err and err.endswith("\n")
+    assert "preparing [" in err and "4/4 candidates" in err and err.endswith("\n")
+    assert "scheduling pipelines: 1 done, at most 3 more" in err
 
 
 def test_settings_change_the_score_not_the_space():

@@ -64,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                           "an address joins a cluster (pip install 'schedcc[ray]')")
     run.add_argument("--exhaustive", action="store_true",
                      help="schedule every candidate that fits (default: only those whose lower bound can enter the "
-                          "--top rows; with --svg, also the picture's band; with --emit, every one)")
+                          "--top rows; with --svg, also the picture's band; with --emit, every one that can beat "
+                          "the best the framework can run)")
     run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                      help="progress on stderr (default: a bar on a terminal after 2 s, elsewhere a line every 5 s; "
                           "on: a line every 2 s; off: none)")
@@ -134,6 +135,16 @@ def build_model(args: argparse.Namespace):
     return preset(args.model, **sizes)
 
 
+def _runnable(framework: str | None):
+    """With --emit: the test of a candidate the framework can run (the search then ranks every
+    candidate that can beat the best one it can run, not every candidate)."""
+    if not framework:
+        return None
+    from schedcc.emit.launch import EMITTERS
+    emitter = EMITTERS.get(framework)
+    return None if emitter is None else (lambda c: emitter.reason(c) is None)
+
+
 def run(args: argparse.Namespace) -> int:
     from schedcc.planner import plan
     from schedcc.planner.space import Settings
@@ -173,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         res = plan(model, target, gpus=args.gpus, global_batch=args.global_batch, fix=fix, settings=settings,
                    workers=args.workers, ray=args.ray, progress=progress, explain=args.explain, keep=args.top,
-                   band=bool(args.svg), exhaustive=args.exhaustive or bool(args.emit))
+                   band=bool(args.svg), exhaustive=args.exhaustive, runnable=_runnable(args.emit))
     except SchedccError as err:
         if err.loc is None and " GPUs" in err.message:  # nothing fits, or no layout uses them: the GPU count
             from schedcc.commands.values import option_error

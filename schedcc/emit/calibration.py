@@ -66,7 +66,7 @@ def report_text(fit) -> str:
     lines.append("  (error: predicted throughput over measured, minus 1; positive: the model is optimistic)")
     lines.append("")
     if s["held_out"]:
-        lines.append(f"held out ({len(s['held_out'])} runs): median |error| {_abs(s['held_out_median_error'])}, "
+        lines.append(f"held out ({plural(len(s['held_out']), 'run')}): median |error| {_abs(s['held_out_median_error'])}, "
                      f"worst {_abs(s['held_out_worst_error'])}, Kendall tau {_tau(s['held_out_tau'])}; "
                      f"{fit.base} as it was: median {_abs(s['held_out_base_median_error'])}, "
                      f"tau {_tau(s['held_out_base_tau'])}")

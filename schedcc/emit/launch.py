@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -203,8 +204,8 @@ def render_megatron(L: Launch) -> str:
     if any(k > 1 for k in L.chunks.values()):
         lines += ["cat > tp_comm_overlap.yaml <<'EOF'", tp_overlap_yaml(L).rstrip("\n"), "EOF"]
     lines.append("MEGATRON_ARGS=(")
-    for k, v in _megatron_rows(L):
-        lines.append(f"    {k}" + ("" if v is True else f" {v}"))
+    for k, v in _megatron_rows(L):   # quoted: a layout's '|' and '*' are shell syntax
+        lines.append(f"    {k}" + ("" if v is True else f" {shlex.quote(str(v))}"))
     lines.append(")")
     nodes = max(1, L.gpus // L.devices_per_node)
     lines.append(f"torchrun --nproc-per-node {min(L.gpus, L.devices_per_node)} --nnodes {nodes} pretrain_gpt.py "
@@ -233,9 +234,15 @@ def torchtitan_table(L: Launch) -> dict[str, dict[str, object]]:
         par["pipeline_parallel_microbatch_size"] = c.microbatch
         layers = L.layers
         base = max(layers)
-        par["pipeline_parallel_first_stage_less_layers"] = base - layers[0]
-        par["pipeline_parallel_last_stage_less_layers"] = base - layers[-1]
-        par["pipeline_parallel_layers_per_stage"] = base
+        first, last = base - layers[0], base - layers[-1]
+        if titan_split(sum(layers), base, first, last) == layers:
+            par["pipeline_parallel_first_stage_less_layers"] = first
+            par["pipeline_parallel_last_stage_less_layers"] = last
+            par["pipeline_parallel_layers_per_stage"] = base
+        else:   # torchtitan's rule puts the extra layers first: name each chunk's modules
+            par["pipeline_parallel_first_stage_less_layers"] = 0
+            par["pipeline_parallel_last_stage_less_layers"] = 0
+            par["module_fqns_per_model_part"] = titan_fqns(layers)
     local = L.global_batch // c.dp if c.pp > 1 else c.microbatch
     ac = {"none": {"mode": "none"}, "full": {"mode": "full"},
           "selective": {"mode": "selective", "selective_ac_option": "op"}}[c.recompute]
@@ -247,10 +254,42 @@ def torchtitan_table(L: Launch) -> dict[str, dict[str, object]]:
             "compile": {"enable": bool(par["enable_async_tensor_parallel"])}}
 
 
+def titan_split(num_layers: int, per_stage: int, first_less: int, last_less: int) -> tuple[int, ...] | None:
+    """The layers of each model chunk torchtitan 0.2 makes from ``pipeline_parallel_layers_per_stage``
+    and the first/last stage's ``less_layers`` (``pipeline_llm``: ceil((L + first + last) / per_stage)
+    chunks; ``generate_llm_fqn_per_model_part``: the remainder one layer each on the first chunks),
+    or None where it refuses them.
+
+    >>> titan_split(126, 8, 1, 1)   # Llama 3 405B: 126 layers in 16 stages
+    (7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7)
+    >>> len(titan_split(80, 3, 2, 2))   # not the 40 chunks (1, 2 x 18, 3, 3, 2 x 18, 1) of pp 8, virtual 5
+    28
+    """
+    eff = num_layers + first_less + last_less
+    n = -(-eff // per_stage)
+    each, extra = divmod(eff, n)
+    if n < 2 or each == 0 or first_less > each or last_less > each:
+        return None
+    sizes = [each + (i < extra) for i in range(n)]
+    sizes[0] -= first_less
+    sizes[-1] -= last_less
+    return tuple(sizes)
+
+
+def titan_fqns(layers: tuple[int, ...]) -> list[list[str]]:
+    """torchtitan's ``module_fqns_per_model_part``: each chunk's modules, in layer order."""
+    out, at = [], 0
+    for i, n in enumerate(layers):
+        part = [f"layers.{j}" for j in range(at, at + n)]
+        at += n
+        out.append((["tok_embeddings"] if i == 0 else []) + part + (["norm", "output"] if i == len(layers) - 1 else []))
+    return out
+
+
 def _toml_value(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, str):
+    if isinstance(v, (str, list)):
         return json.dumps(v)
     return str(v)
 
@@ -336,7 +375,9 @@ def _data_rules(name: str) -> tuple[tuple[Callable[[Candidate], bool], str], ...
     check themselves: uneven stages (``trim``) and FSDP without resharding."""
     from schedcc.planner.frameworks import framework
     fw = framework(name)
-    return ((lambda c: c.trim > 0 and not fw.offers("trim", c.trim),
+    return ((lambda c: c.pp > 1 and not fw.offers("schedule", c.schedule),
+             f"{fw.title} runs only the " + ", ".join(fw.schedules) + " schedules (frameworks.toml: schedules)"),
+            (lambda c: c.trim > 0 and not fw.offers("trim", c.trim),
              f"{fw.title} needs even pipeline stages (frameworks.toml: uneven_stages = false)"),
             (lambda c: c.zero >= 3 and not fw.offers("reshard", c.reshard),
              f"{fw.title} reshards FSDP's weights after the forward (frameworks.toml: reshard)"))

@@ -386,8 +386,14 @@ def calibrate(inp, constants: list[str] | None = None, fit_on: list[str] | None 
     out_constants, unstable = [], []
     for k, x, a, b in zip(knobs, res.x, lo, hi):
         at_bound = bool(min(x - a, b - x) < 1e-3 * max(1.0, abs(b - a)))
-        keys = {key: (getattr(base, key), getattr(fitted_cluster, key)) for key in k.keys}
-        out_constants.append(Fitted(k.name, k.value(base, base), k.value(fitted_cluster, base), at_bound, keys))
+        if k.name == "compute":   # its own scale: an efficiency fitted on its own may override one it set
+            own = k.put(base, from_x(k, x), base)
+            keys = {key: (getattr(base, key), getattr(own, key)) for key in k.keys}
+            value = from_x(k, x)
+        else:
+            keys = {key: (getattr(base, key), getattr(fitted_cluster, key)) for key in k.keys}
+            value = k.value(fitted_cluster, base)
+        out_constants.append(Fitted(k.name, k.value(base, base), value, at_bound, keys))
         if at_bound:
             unstable.append(f"{k.name} ended at its bound ({from_x(k, x):.4g}): the runs ask for a value "
                             f"outside {from_x(k, a):.4g}..{from_x(k, b):.4g}")

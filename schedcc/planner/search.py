@@ -31,6 +31,7 @@ Example::
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 import os
 import sys
 import time
@@ -41,9 +42,8 @@ from schedcc.planner.memory import gib
 from schedcc.planner.score import PARTIAL_NOT_NEEDED, Context, Prepared, Scored, finish, prepare, score
 from schedcc.planner.space import Candidate, Settings, check_framework, enumerate_space, parse_fix
 from schedcc.planner.layer import overlap_names
+from schedcc.planner.progress import Progress as _Progress
 
-PROGRESS_AFTER_S = 2.0   # a progress bar appears when a search runs longer than this (on a terminal)
-PROGRESS_EVERY_S = 5.0   # elsewhere (a log, a pipe), a progress line this often
 
 
 @dataclass
@@ -147,51 +147,6 @@ def _ray_task(args) -> list:
     work, model, target, gpus, global_batch, settings, chunk = args
     _init(model, target, gpus, global_batch, settings)
     return WORK[work](chunk)
-
-
-class _Progress:
-    """Progress on stderr: a bar on a terminal after PROGRESS_AFTER_S; elsewhere (a log, a
-    pipe, CI) a line every PROGRESS_EVERY_S (every PROGRESS_AFTER_S when forced on).
-    *enabled*: None (auto), True (on) or False (off)."""
-
-    def __init__(self, total: int, enabled: bool | None):
-        self.total, self.done, self.t0 = total, 0, time.perf_counter()
-        self.tty = sys.stderr.isatty()
-        self.on = enabled is not False
-        self.every = PROGRESS_AFTER_S if enabled else PROGRESS_EVERY_S
-        self.last = self.t0
-        self.shown = False
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if not self.on:
-            return
-        now = time.perf_counter()
-        elapsed = now - self.t0
-        frac = self.done / self.total if self.total else 1
-        eta = elapsed / frac - elapsed if frac else 0
-        if not self.tty:
-            if now - self.last >= self.every and self.done < self.total:
-                sys.stderr.write(f"schedcc plan: scored {self.done:,} of {self.total:,} candidates ({frac:.0%}), "
-                                 f"{elapsed:.0f} s, about {eta:.0f} s left\n")
-                sys.stderr.flush()
-                self.last = now
-            return
-        if elapsed < PROGRESS_AFTER_S and self.done < self.total:
-            return
-        if not self.shown and self.done >= self.total:
-            return
-        width = 30
-        bar = "#" * int(width * frac) + "." * (width - int(width * frac))
-        sys.stderr.write(f"\rscoring [{bar}] {self.done}/{self.total} candidates, {elapsed:.0f} s"
-                         + (f", ~{eta:.0f} s left" if self.done < self.total else "") + "   ")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 def _threads() -> int:
@@ -321,13 +276,15 @@ class _RayPool:
 PRUNE_BAND = 1.5   # band=True: every candidate that could come within this factor of the best (the picture's band)
 
 
-def _limit(steps: list[float], keep: int, band: bool) -> float:
-    """The step a candidate's lower bound must not exceed to be scheduled."""
+def _limit(steps: list[float], keep: int, band: bool, runnable_best: float = -math.inf) -> float:
+    """The step a candidate's lower bound must not exceed to be scheduled (with a *runnable*
+    test, also the best runnable step found so far: every candidate that can beat it is ranked)."""
     kth = steps[-1] if len(steps) >= keep else math.inf
-    return max(kth, PRUNE_BAND * steps[0]) if band and steps else kth
+    return max(kth, PRUNE_BAND * steps[0] if band and steps else kth, runnable_best)
 
 
-def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chunk: int, batch: int):
+def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chunk: int, batch: int,
+            runnable=None):
     """Score *cands* on *pool*: memory and level 1 for all (:func:`~.score.prepare`), then level 2
     (:func:`~.score.finish`) in order of the prepared candidates' lower bounds, until the next
     bound exceeds the *keep*-th best step scheduled so far (with *band*, also
@@ -335,32 +292,44 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
     real choices). Level 2 runs
     in batches of *batch* candidates, the limit updated between them; at the end, the candidates
     scheduled on the way whose bound exceeds the final limit are counted with the pruned ones,
-    so every pool size returns the same candidates. Returns (scored, pruned)."""
+    so every pool size returns the same candidates. With *runnable* (a test of a candidate: can
+    the framework of ``--emit`` run it?), also every candidate whose bound does not exceed the best
+    runnable step found (until one is found, all): the best runnable candidate and every one
+    ranked above it are then exactly those of an exhaustive search. Returns (scored, pruned)."""
     out: list[Scored] = []
     ready: list[Prepared] = []
     for res in pool.map("prepare", _chunks(cands, chunk)):
         for r in res:
             (out if isinstance(r, Scored) else ready).append(r)
-        progress.advance(sum(isinstance(r, Scored) for r in res))
+        progress.advance(len(res))
     ready.sort(key=lambda p: (p.bound_s, p.candidate))
+    bounds = [p.bound_s for p in ready]
     steps: list[float] = []   # the best *keep* steps so far, ascending
+    run_best = -math.inf if runnable is None else math.inf
     i = 0
+    progress.scheduling(0, len(ready))
     while i < len(ready):
         if not exhaustive and steps:
-            if ready[i].bound_s > _limit(steps, keep, band):
+            if ready[i].bound_s > _limit(steps, keep, band, run_best):
                 break
         part = ready[i:i + batch]
         i += len(part)
         size = max(1, math.ceil(len(part) / max(1, batch // 2)))
+        done = i - len(part)
         for res in pool.map("finish", [part[j:j + size] for j in range(0, len(part), size)]):
             out += res
+            done += len(res)
             steps = sorted(steps + [s.step_time_s for s in res if s.feasible])[:keep]
-            progress.advance(len(res))
+            if runnable is not None:
+                run_best = min([run_best] + [s.step_time_s for s in res if s.feasible and runnable(s.candidate)])
+            # at most: the batch's rest, and those after it whose bound is under the limit
+            under = len(ready) if exhaustive or not steps else bisect_right(bounds, _limit(steps, keep, band,
+                                                                                            run_best))
+            progress.scheduling(done, i - done + max(0, under - i))
     pruned = ready[i:]
-    progress.advance(len(pruned))
     if not exhaustive and steps:
         # the final limit is below every limit used on the way: what it keeps, every pool size scheduled
-        limit = _limit(steps, keep, band)
+        limit = _limit(steps, keep, band, run_best)
         bound = {p.candidate: p.bound_s for p in ready[:i]}
         late = {c for c, b in bound.items() if b > limit}
         pruned += [p for p in ready[:i] if p.candidate in late]
@@ -370,7 +339,8 @@ def _search(cands, pool, progress, keep: int, band: bool, exhaustive: bool, chun
 
 def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settings | None = None,
          workers: int | None = None, ray: str | None = None, progress: bool | None = None,
-         explain: bool = False, keep: int = 10, band: bool = False, exhaustive: bool = False) -> PlanResult:
+         explain: bool = False, keep: int = 10, band: bool = False, exhaustive: bool = False,
+         runnable=None) -> PlanResult:
     """Search every configuration of *model* on *gpus* devices of *target* (a cluster model
     name like ``dgx-h100``, a :class:`~schedcc.target.Target` or a
     :class:`~schedcc.training.costs.Cluster`) for *global_batch* sequences per step.
@@ -390,7 +360,9 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
     could come within :data:`PRUNE_BAND` x the best step: the Pareto picture's band)
     (:func:`_search`): the best *keep* (and every candidate in the band) are exactly what
     scheduling all of them gives; the others are counted in ``pruned``, not ranked.
-    *exhaustive* schedules every candidate that fits."""
+    *exhaustive* schedules every candidate that fits. *runnable* (a test of a candidate)
+    also schedules every candidate that can beat the best one passing it (``--emit``: the best
+    candidate the framework can run, and the rank of each one above it, exactly)."""
     t0 = time.perf_counter()
     model.check()
     settings = settings or Settings()
@@ -419,7 +391,7 @@ def plan(model, target, gpus: int, global_batch: int, fix=None, settings: Settin
             chunk = max(1, min(16, math.ceil(len(cands) / (4 * workers))))
             batch = 1 if workers <= 1 else 4 * workers
             backend = "processes" if workers > 1 else "in-process"
-        scored, pruned = _search(cands, pool, bar, keep, band, exhaustive, chunk, batch)
+        scored, pruned = _search(cands, pool, bar, keep, band, exhaustive, chunk, batch, runnable)
     finally:
         bar.close()
         if pool is not None:
