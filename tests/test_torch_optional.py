@@ -57,3 +57,19 @@ def test_the_extra_names_torch_and_hta_and_the_test_command_installs_it():
     line = next(x for x in extra.splitlines() if x.startswith("torch = "))
     assert '"torch' in line and '"holistictraceanalysis' in line
     assert "[test,torch]" in (ROOT / "tasks.py").read_text()
+
+
+def test_train_given_a_saved_graph_or_a_trace_names_the_command_that_reads_it(tmp_path, capsys):
+    """The issue's `schedcc train graph.pt2`: train reads schedcc IR; a .pt2 (a zip archive) or a profiler
+    trace gets an error pointing to `schedcc fx` / `schedcc replay` (exit 2), not a NUL-byte parse error."""
+    import zipfile
+    from schedcc.cli import main
+    graph = tmp_path / "graph.pt2"
+    with zipfile.ZipFile(graph, "w") as z:
+        z.writestr("graph/models/model.json", "{}")
+    trace = ROOT / "tests" / "data" / "traces" / "ddp" / "rank0.json.gz"
+    for path, command in ((graph, "schedcc fx"), (trace, "schedcc replay")):
+        assert main(["train", str(path), "--target", "h100-8x", "--trace", str(tmp_path / "t.json")]) == 2
+        err = capsys.readouterr().err
+        assert command in err and str(path) in err and "Traceback" not in err
+        assert not (tmp_path / "t.json").exists()
