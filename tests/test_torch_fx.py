@@ -142,6 +142,18 @@ def test_an_unknown_op_is_priced_from_its_metadata(mystery_op):
     assert schedcc_durations(step)[0] > 0
 
 
+def test_an_unknown_op_with_flops_in_its_metadata_is_priced_from_them(mystery_op):
+    """The issue's "priced from its FLOPs and bytes": node.meta["flops"] counts, and makes it longer."""
+    gm = make_fx(lambda a: mystery_op(a).sin())(torch.ones(256, 256))
+    node = next(n for n in gm.graph.nodes if "mystery" in str(n.target))
+    plain = build_step(gm, H100)
+    node.meta["flops"] = 4e12
+    step = build_step(gm, H100)
+    k = next(i for i, c in enumerate(step.costs) if "mystery" in c.op)
+    assert step.costs[k].flops == 4e12 and step.costs[k].bytes == plain.costs[k].bytes
+    assert schedcc_durations(step)[k] > 100 * schedcc_durations(plain)[k]  # 4 TFLOP: milliseconds on an H100
+
+
 def test_an_op_without_metadata_is_a_named_error(mystery_op):
     gm = make_fx(lambda a: mystery_op(a).sin())(torch.ones(4))
     node = next(n for n in gm.graph.nodes if "mystery" in str(n.target))
