@@ -6,6 +6,7 @@ module); bench/bench_torch_fx.py runs the larger sizes.
 """
 
 import copy
+import json
 import subprocess
 import sys
 
@@ -141,6 +142,18 @@ def test_an_unknown_op_is_priced_from_its_metadata(mystery_op):
     assert schedcc_durations(step)[0] > 0
 
 
+def test_an_unknown_op_with_flops_in_its_metadata_is_priced_from_them(mystery_op):
+    """The issue's "priced from its FLOPs and bytes": node.meta["flops"] counts, and makes it longer."""
+    gm = make_fx(lambda a: mystery_op(a).sin())(torch.ones(256, 256))
+    node = next(n for n in gm.graph.nodes if "mystery" in str(n.target))
+    plain = build_step(gm, H100)
+    node.meta["flops"] = 4e12
+    step = build_step(gm, H100)
+    k = next(i for i, c in enumerate(step.costs) if "mystery" in c.op)
+    assert step.costs[k].flops == 4e12 and step.costs[k].bytes == plain.costs[k].bytes
+    assert schedcc_durations(step)[k] > 100 * schedcc_durations(plain)[k]  # 4 TFLOP: milliseconds on an H100
+
+
 def test_an_op_without_metadata_is_a_named_error(mystery_op):
     gm = make_fx(lambda a: mystery_op(a).sin())(torch.ones(4))
     node = next(n for n in gm.graph.nodes if "mystery" in str(n.target))
@@ -198,6 +211,38 @@ def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path):
     assert "Traceback" not in r.stderr and not out.exists()
     r = schedcc("fx", tmp_path / "missing.pt2", "--target", "h100-8x")
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+MYSTERY_MODULE = """import torch
+lib = torch.library.Library("schedcc_test", "FRAGMENT")
+lib.define("mystery(Tensor x) -> Tensor")
+lib.impl("mystery", lambda x: x * 2, "CompositeExplicitAutograd")
+lib.impl("mystery", lambda x: torch.empty_like(x), "Meta")
+"""
+
+
+def test_cli_a_custom_op_not_registered_is_named_and_import_loads_and_prices_it(mystery_op, tmp_path):
+    """A saved graph with a custom op: without the module that registers it torch.export.load fails; the
+    error names the op and the node (not "not a graph"), exit 2, nothing written; --import MODULE loads it
+    and the op is priced from its tensor metadata."""
+    from schedcc.torch.capture import export
+    x = torch.ones(256, 256)
+    gm = make_fx(lambda a: mystery_op(a).sin() @ a)(x)
+    saved = tmp_path / "custom.pt2"
+    torch.export.save(export(gm, [x]), saved)
+    out = tmp_path / "out.pt2"
+    r = schedcc("fx", saved, "--target", "h100-8x", "-o", out)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and not out.exists()
+    assert "op schedcc_test.mystery.default at node 'mystery' is not registered" in r.stderr, r.stderr
+    assert "--import MODULE" in r.stderr
+    (tmp_path / "mystery_ops.py").write_text(MYSTERY_MODULE)
+    r = subprocess.run([sys.executable, "-m", "schedcc", "fx", saved.name, "--target", "h100-8x", "--import",
+                        "mystery_ops", "--format", "json", "-o", out.name], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert out.exists() and "mystery" in json.loads(r.stdout)["order"]
+    r = schedcc("fx", saved, "--target", "h100-8x", "--import", "no_such_module_here")
+    assert r.returncode == 2 and "--import no_such_module_here: cannot import it" in r.stderr
 
 
 def test_the_api_example_runs(capsys):

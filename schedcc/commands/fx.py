@@ -23,7 +23,8 @@ schedcc's cost model and under Inductor's own estimates.
 examples:
   schedcc fx step.pt2 --target h100-8x -o step.reordered.pt2
   schedcc fx step.pt2 --target h100-8x --group 0=8 --compare
-  schedcc fx step.pt2 --target h100-8x --estimates inductor --format json"""
+  schedcc fx step.pt2 --target h100-8x --estimates inductor --format json
+  schedcc fx step.pt2 --target h100-8x --import mylib.ops   (custom ops: import what registers them)"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,17 +42,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", action="store_true",
                         help="also run Inductor's reordering passes; one table under both estimates")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--import", action="append", metavar="MODULE", dest="imports", default=[],
+                        help="import this Python module before reading the graph, so that the custom ops it "
+                             "registers (torch.library) can be loaded; an op the cost tables do not know is "
+                             "priced from its tensor metadata (repeatable)")
     from schedcc.commands import exact_opts
     exact_opts.add_arguments(parser)
 
 
-def load_graph(path: str):
-    """The ``ExportedProgram`` saved at *path*; a clear error naming the file otherwise."""
+def load_graph(path: str, imports: list[str] | tuple = ()):
+    """The ``ExportedProgram`` saved at *path*, after importing *imports* (modules that register the
+    graph's custom ops); a clear error naming the file, or the op and node torch cannot load, otherwise."""
     try:
         import torch
     except ImportError:
         raise SchedccError(f"{path}: reading a PyTorch graph needs torch",
                            notes=["pip install 'schedcc[torch]'"]) from None
+    _import_modules(imports)
     from schedcc.fileio import read_bytes
     data = read_bytes(path)
     if not data.startswith(b"PK"):  # torch.export.save writes a zip archive
@@ -68,12 +75,69 @@ def load_graph(path: str):
     try:
         return torch.export.load(io.BytesIO(data))
     except Exception as err:  # torch raises many kinds for a file it cannot read
+        _refuse_unregistered_ops(path, data)
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise SchedccError(f"{path}: not a graph saved by torch.export.save ({first[:200]})",
                            notes=["save one with torch.export.save(torch.export.export(module, args), path)"]) \
             from None
     finally:
         quiet.setLevel(level)
+
+
+def _import_modules(imports) -> None:
+    """Import each module, the current folder on the path as ``python -m`` has it."""
+    import importlib
+    import os
+    if imports and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())
+    for name in imports:
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # ImportError, or whatever the module raises while registering its ops
+            raise SchedccError(f"--import {name}: cannot import it ({type(err).__name__}: {str(err)[:200]})",
+                               notes=["give a module on the Python path (PYTHONPATH) that registers the "
+                                      "graph's custom ops with torch.library"]) from None
+
+
+def _refuse_unregistered_ops(path: str, data: bytes) -> None:
+    """A named error for the ops of the saved graph this process has not registered (custom ops whose
+    module was not imported): torch.export.load cannot rebuild the graph without them."""
+    import zipfile
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        models = [n for n in archive.namelist() if "/models/" in n and n.endswith(".json")]
+        graphs = [json.loads(archive.read(n)).get("graph_module", {}).get("graph", {}) for n in models]
+    except (zipfile.BadZipFile, OSError, ValueError, AttributeError):
+        return
+    missing: dict[str, str] = {}
+    for graph in graphs:
+        for node in graph.get("nodes", []) if isinstance(graph, dict) else []:
+            target = node.get("target") if isinstance(node, dict) else None
+            if isinstance(target, str) and target.startswith("torch.ops.") and not _registered(target):
+                outs = node.get("outputs") or [{}]
+                name = (outs[0].get("as_tensor") or {}).get("name", "?") if isinstance(outs[0], dict) else "?"
+                missing.setdefault(target[len("torch.ops."):], name)
+    if missing:
+        op, node = next(iter(missing.items()))
+        more = f" (and {len(missing) - 1} more: {', '.join(list(missing)[1:4])})" if len(missing) > 1 else ""
+        raise SchedccError(f"{path}: op {op} at node '{node}' is not registered in this process{more}: "
+                           "torch.export.load cannot rebuild the graph without it",
+                           notes=[f"import the module that defines it: schedcc fx {path} --import MODULE ... "
+                                  "(an op the cost tables do not know is then priced from its tensor metadata)"])
+
+
+def _registered(target: str) -> bool:
+    """Whether ``torch.ops.NS.NAME.OVERLOAD`` resolves in this process."""
+    import torch
+    parts = target.split(".")[2:]
+    if len(parts) != 3:
+        return True  # not an operator overload's name: left to torch.export.load's own message
+    ns, name, overload = parts
+    try:
+        torch._C._get_schema(f"{ns}::{name}", "" if overload == "default" else overload)
+    except RuntimeError:
+        return False
+    return True
 
 
 def _is_pickle_archive(data: bytes) -> bool:
@@ -100,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if args.exact:
         from schedcc.commands import exact_opts
         exact = exact_opts.limits(args)
-    ep = load_graph(args.file)
+    ep = load_graph(args.file, args.imports)
     gm = ep.graph_module
     rows = None
     if args.compare:

@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
     from schedcc.frontends import parse_source
     from schedcc.commands import overlap_opts
     check_outputs(outputs(args, ("--trace",), ("--timeline",)), (args.file,))
+    _refuse_torch_files(args.file)
     text, name = read_input(args.file)
     with located(text, name):
         if overlap_opts.mode(args)[0] is not None:
@@ -194,6 +195,27 @@ def run(args: argparse.Namespace) -> int:
         job = Job(parse_source(text, name, "ir"), cluster_model(args), step_options(args))
         return present(run_job(job).step, name, args.format, args.file, args.trace, args.timeline,
                        parse_window(args.timeline_window))
+
+
+def _refuse_torch_files(path: str) -> None:
+    """A saved PyTorch graph or a profiler trace given to ``train`` (which reads schedcc IR): say which
+    command reads it, instead of a parse error about its bytes."""
+    if path == "-":
+        return
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return  # read_input reports it
+    if head.startswith(b"PK\x03\x04") or path.endswith(".pt2"):
+        raise SchedccError(f"{path}: a saved PyTorch graph (torch.export .pt2), not a schedcc IR training step",
+                           notes=[f"reorder its collectives with: schedcc fx {path} --target CLUSTER "
+                                  "(docs/torch-fx.md)"])
+    if path.endswith((".json", ".json.gz")) and (head.startswith(b"\x1f\x8b") or b'"traceEvents"' in head
+                                                 or b'"schemaVersion"' in head):
+        raise SchedccError(f"{path}: a profiler trace (Chrome-trace JSON), not a schedcc IR training step",
+                           notes=["replay it, with every rank's file, with: schedcc replay FILE-OR-FOLDER... "
+                                  "(docs/traces.md)"])
 
 
 def _run_overlap(args: argparse.Namespace, program, name: str) -> int:
