@@ -1,0 +1,372 @@
+"""Re-bucketing: split a bucketed collective of an FX graph into calls on groups of its pieces (issue 18).
+
+Reordering keeps a graph's collectives as they are. A *bucket* sends many
+independently produced tensors in one call, so its first byte waits for the
+last of them; split into several calls on groups of the pieces, the early
+pieces leave while the backward still makes the others, at the price of one
+per-call latency per group. Two kinds of bucket are recognised:
+
+* an ``all_reduce`` of a concatenation (``cat`` of the pieces, then any chain
+  of elementwise ops with scalar operands, such as DDP's ``div`` by the world
+  size), as Inductor's ``fuse_ddp_with_concat_op`` builds DDP's buckets and
+  as a hand-written flat all-reduce does. An all-reduce is elementwise, so
+  group *g*'s call on ``cat(its pieces)`` gives exactly the bytes of those
+  pieces in the original's output;
+* a ``reduce_scatter_tensor`` of FSDP2's flat buffer, written by
+  ``fsdp.chunk_cat`` (functionalized: ``auto_functionalized_v2``) from the
+  per-parameter gradients: row *r* of the buffer is the *r*-th chunk of every
+  gradient (each padded on its own), so the shard this rank receives of a
+  group's ``aten._chunk_cat`` is those parameters' pieces of the original's
+  shard, and concatenating the groups' shards in parameter order gives it
+  back exactly.
+
+The consumers read the matching outputs: a ``split_with_sizes`` of the
+result along the concatenation's pieces reads each piece from its group's
+call (no copy), a functional ``copy`` into a buffer of the same shape is
+looked through, anything else reads the pieces concatenated again in the
+original order (one small copy kernel). FSDP2's all-gather of its flat
+parameter buffer is left as it is (see docs/torch-fx.md "Re-bucketing").
+
+**Which groups.** Chosen by the cost model of the estimates in use, for each
+bucket on its own (:func:`plan`): the pieces sorted by the time the schedule
+of the unchanged graph makes them, every split into consecutive groups of
+that order is priced as a chain of calls on the group's stream (a call starts
+when its last piece is made and the previous call has ended, and lasts the
+collective's time for its bytes: per-call latency plus bandwidth), and the
+split whose last call ends first wins (ties: the least time on the stream,
+so the fewest calls). Dynamic programming over the n pieces, O(n^2).
+:func:`schedcc.torch.fx_reorder.reorder` (``rebucket=True``) then keeps the
+changed graph only when its best order predicts a shorter step.
+
+Example (two matrix products made one after the other, all-reduced in one
+bucket; split, the first gradient's all-reduce runs under the second
+product)::
+
+    >>> import torch
+    >>> from torch.fx.experimental.proxy_tensor import make_fx
+    >>> def f(a, b):
+    ...     x, y = (a @ a).view(-1), (b @ b).view(-1)
+    ...     flat = torch.ops._c10d_functional.all_reduce(torch.cat([x, y]) / 4, "sum", "0")
+    ...     return torch.ops._c10d_functional.wait_tensor(flat).split([x.numel(), y.numel()])
+    >>> gm = make_fx(f)(torch.ones(512, 512), torch.ones(512, 512))
+    >>> [len(b.pieces) for b in find_buckets(gm)]
+    [2]
+    >>> apply(gm, {b.name: [[0], [1]] for b in find_buckets(gm)})
+    ['all_reduce: 2 pieces in 2 calls (1, 1)']
+    >>> sum(n.target == torch.ops._c10d_functional.all_reduce.default for n in gm.graph.nodes)
+    2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+from dataclasses import dataclass
+
+import torch
+import torch.fx as fx
+
+_C = torch.ops._c10d_functional
+_A = torch.ops.aten
+# elementwise ops with scalar operands that may sit between the concatenation and the all-reduce
+_ELEMENTWISE = {_A.div.Tensor, _A.div.Scalar, _A.mul.Tensor, _A.mul.Scalar}
+_getitem = operator.getitem
+
+
+@dataclass
+class Bucket:
+    """One bucketed collective: its node, its wait, the pieces it sends (in the buffer's order),
+    each piece's extent in the output, and the nodes that build the buffer."""
+
+    kind: str                  # "all_reduce" or "reduce_scatter"
+    coll: fx.Node
+    wait: fx.Node
+    pieces: list               # FX nodes (or constants) in the buffer's order
+    sizes: list[int]           # each piece's extent in the collective's output along dim
+    dim: int
+    chain: list[fx.Node]       # all_reduce: the elementwise ops from the concatenation to the call
+    build: list[fx.Node]       # the nodes made only for the buffer, readers first (erased when split)
+    num_chunks: int = 0        # reduce_scatter: the chunk_cat's chunks (= the group's size)
+    dtype: object = None       # reduce_scatter: the buffer's dtype
+
+    @property
+    def name(self) -> str:
+        return self.coll.name
+
+    def share(self) -> list[float]:
+        """Each piece's share of the collective's bytes."""
+        total = sum(self.sizes)
+        return [s / total for s in self.sizes]
+
+
+def _val(n):
+    return n.meta.get("val") if isinstance(n, fx.Node) else None
+
+
+def _only_user(n: fx.Node) -> fx.Node | None:
+    users = list(n.users)
+    return users[0] if len(users) == 1 else None
+
+
+def _wait_of(coll: fx.Node) -> fx.Node | None:
+    user = _only_user(coll)
+    return user if user is not None and user.target == _C.wait_tensor.default else None
+
+
+def find_buckets(gm: fx.GraphModule) -> list[Bucket]:
+    """The bucketed collectives of *gm* that can be split (module docstring), in graph order."""
+    out = []
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        b = None
+        if node.target == _C.all_reduce.default:
+            b = _all_reduce_bucket(node)
+        elif node.target == _C.reduce_scatter_tensor.default:
+            b = _reduce_scatter_bucket(node)
+        if b is not None and len(b.pieces) > 1:
+            out.append(b)
+    return out
+
+
+def _all_reduce_bucket(coll: fx.Node) -> Bucket | None:
+    wait = _wait_of(coll)
+    if wait is None:
+        return None
+    chain, x = [], coll.args[0]
+    while isinstance(x, fx.Node) and x.target in _ELEMENTWISE:
+        if any(isinstance(a, fx.Node) for a in (*x.args[1:], *x.kwargs.values())):
+            return None
+        chain.append(x)
+        x = x.args[0]
+    if not (isinstance(x, fx.Node) and x.target == _A.cat.default):
+        return None
+    # the buffer's nodes may also be read as a copy's destination (its shape only): moe's in-place all_reduce
+    for n in (x, *chain):
+        others = [u for u in n.users if u not in chain and u is not coll]
+        if any(not (u.target == _A.copy.default and u.args[0] is n and u.args[1] is wait) for u in others):
+            return None
+    pieces = list(x.args[0])
+    dim = x.args[1] if len(x.args) > 1 else x.kwargs.get("dim", 0)
+    vals = [_val(p) for p in pieces]
+    if any(v is None or not hasattr(v, "shape") for v in vals):
+        return None
+    dim = dim % len(vals[0].shape) if vals[0].shape else 0
+    try:
+        sizes = [int(v.shape[dim]) for v in vals]
+    except Exception:  # symbolic sizes
+        return None
+    return Bucket("all_reduce", coll, wait, pieces, sizes, dim, list(reversed(chain)), [*chain, x])
+
+
+def _reduce_scatter_bucket(coll: fx.Node) -> Bucket | None:
+    wait = _wait_of(coll)
+    buf = coll.args[0]
+    if wait is None or not isinstance(buf, fx.Node) or buf.target is not _getitem or _only_user(buf) is not coll:
+        return None
+    af = buf.args[0]
+    fsdp = getattr(torch.ops, "fsdp", None)
+    if not (isinstance(af, fx.Node) and af.target is torch.ops.higher_order.auto_functionalized_v2
+            and fsdp is not None and af.args and af.args[0] == getattr(getattr(fsdp, "chunk_cat", None), "default", None)):
+        return None
+    kw = af.kwargs
+    bases = kw.get("_all_bases", [])
+    n = coll.args[2]
+    if (len(af.users) != 1 or buf.args[1] != 1 or kw.get("dim") != 0 or kw.get("num_chunks") != n
+            or len(bases) != 1 or kw.get("_out_base_index") != 0 or kw.get("_out_storage_offset") != 0):
+        return None
+    base, pieces = bases[0], list(kw["tensors"])
+    out_size = tuple(kw.get("_out_size", ()))
+    vals = [_val(p) for p in pieces]
+    if any(v is None for v in vals) or _val(base) is None or len(out_size) != 2:
+        return None
+    try:
+        sizes = [math.ceil(int(v.shape[0]) / n) * math.prod(int(d) for d in v.shape[1:]) for v in vals]
+        whole = int(_val(base).numel())
+    except Exception:  # symbolic sizes
+        return None
+    if sum(sizes) != out_size[1] or whole != n * out_size[1] or len(_val(base).shape) != 1:
+        return None
+    build = [buf, af] + ([base] if len(base.users) == 1 else [])
+    return Bucket("reduce_scatter", coll, wait, pieces, sizes, 0, [], build, n, _val(base).dtype)
+
+
+# -- choosing the groups --------------------------------------------------------------------
+
+def ready_ticks(step, end: list[int], dur: list[int]) -> dict:
+    """When each node's value is there in a schedule with node end times *end*: a node that
+    takes time, at its end; one that takes none, when its inputs are."""
+    from schedcc.torch.fx_streams import _preds
+    preds = _preds(step)
+    ready = [0] * len(step)
+    for i in sorted(range(len(step)), key=lambda k: (end[k], k)):
+        ready[i] = end[i] if dur[i] else max((ready[p] for p in preds[i]), default=0)
+    return {step.nodes[i]: ready[i] for i in range(len(step))}
+
+
+def split_groups(ready: list[int], share: list[float], cost) -> list[list[int]]:
+    """Consecutive groups of the pieces taken by *ready* time (each piece's index) whose chain of
+    calls ends first, then spends the least time on the stream; *cost(share)* is a call's ticks
+    for that share of the bucket's bytes. Dynamic programming, O(n^2) calls of *cost*."""
+    idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
+    n = len(idx)
+    prefix = [0.0]
+    for k in idx:
+        prefix.append(prefix[-1] + share[k])
+    best: list[tuple] = [(0, 0, -1)] + [None] * n  # (end, busy, previous cut)
+    for i in range(1, n + 1):
+        r = ready[idx[i - 1]]
+        for j in range(i):
+            c = cost(prefix[i] - prefix[j])
+            end, busy = max(best[j][0], r) + c, best[j][1] + c
+            if best[i] is None or (end, busy) < best[i][:2]:
+                best[i] = (end, busy, j)
+    cuts, i = [], n
+    while i > 0:
+        j = best[i][2]
+        cuts.append(sorted(idx[j:i]))
+        i = j
+    return cuts[::-1]
+
+
+def plan(step, dur: list[int], end: list[int], estimates: str) -> dict[str, list[list[int]]]:
+    """For each bucket of *step*'s graph that is worth splitting under the cost model of
+    *estimates*: its groups of piece indices (module docstring), the schedule's node end
+    times *end* giving when each piece is made. Buckets kept whole are left out."""
+    from schedcc.training.costs import ticks
+    from schedcc.torch.fx_volume import collective_cost_fn
+    ready = ready_ticks(step, end, dur)
+    out = {}
+    for b in find_buckets(step.gm):
+        i = step.index.get(b.coll)
+        if i is None:
+            continue
+        size, fn = collective_cost_fn(step, i, estimates)
+        memo = {}
+
+        def cost(share, size=size, fn=fn, memo=memo):
+            key = round(share, 12)
+            if key not in memo:
+                memo[key] = ticks(fn(max(1.0, size * share)))
+            return memo[key]
+        piece_ready = [ready.get(p, 0) if isinstance(p, fx.Node) else 0 for p in b.pieces]
+        groups = split_groups(piece_ready, b.share(), cost)
+        if len(groups) > 1:
+            out[b.name] = groups
+    return out
+
+
+# -- changing the graph ---------------------------------------------------------------------
+
+def apply(gm: fx.GraphModule, groups: dict[str, list[list[int]]]) -> list[str]:
+    """Split the buckets of *gm* named in *groups* (collective node name -> groups of piece
+    indices, each piece in exactly one group) in place; lint and recompile. One line per
+    bucket split, saying how."""
+    from torch._guards import detect_fake_mode
+    graph = gm.graph
+    mode = detect_fake_mode([n.meta.get("val") for n in graph.nodes])
+    done = []
+    for b in find_buckets(gm):
+        if b.name not in groups:
+            continue
+        gs = groups[b.name]
+        if sorted(k for g in gs for k in g) != list(range(len(b.pieces))):
+            raise ValueError(f"{b.name}: the groups {gs} are not a partition of its {len(b.pieces)} pieces")
+        _split(graph, b, [sorted(g) for g in gs], _Maker(graph, mode))
+        done.append(f"{b.kind}: {len(b.pieces)} pieces in {len(gs)} calls ({', '.join(str(len(g)) for g in gs)})")
+    graph.lint()
+    gm.recompile()
+    return done
+
+
+class _Maker:
+    """Creates nodes with their fake values (``meta['val']``, what pricing reads)."""
+
+    def __init__(self, graph: fx.Graph, mode):
+        self.graph, self.mode = graph, mode
+
+    def __call__(self, target, args, kwargs=None, name=None) -> fx.Node:
+        node = self.graph.create_node("call_function", target, tuple(args), dict(kwargs or {}), name=name)
+        vals = fx.node.map_arg((tuple(args), dict(kwargs or {})), lambda n: n.meta.get("val"))
+        with self.mode if self.mode is not None else contextlib.nullcontext():
+            node.meta["val"] = target(*vals[0], **vals[1])
+        return node
+
+
+def _split(graph: fx.Graph, b: Bucket, gs: list[list[int]], make: _Maker) -> None:
+    piece_out: list = [None] * len(b.pieces)
+    with graph.inserting_before(b.coll):
+        for k, g in enumerate(gs):
+            tag = f"{b.name}_g{k}"
+            parts = [b.pieces[p] for p in g]
+            if b.kind == "all_reduce":
+                x = make(_A.cat.default, [parts, b.dim], name=tag + "_cat")
+                for op in b.chain:
+                    x = make(op.target, [x, *op.args[1:]], op.kwargs)
+                coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
+            else:
+                parts = [p if _val(p).dtype == b.dtype else
+                         make(_A._to_copy.default, [p], {"dtype": b.dtype}) for p in parts]
+                x = make(_A._chunk_cat.default, [parts, 0, b.num_chunks], name=tag + "_chunk_cat")
+                x = make(_A.view.default, [x, [-1]])
+                coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
+            wait = make(_C.wait_tensor.default, [coll], name=tag + "_wait")
+            split = make(_A.split_with_sizes.default, [wait, [b.sizes[p] for p in g], b.dim])
+            for j, p in enumerate(g):
+                piece_out[p] = make(_getitem, [split, j])
+    _rewire(graph, b, piece_out, make)
+    for n in [b.wait, b.coll, *b.build]:
+        if not n.users:
+            graph.erase_node(n)
+
+
+def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: _Maker) -> None:
+    """Every reader of the bucket's result reads the pieces' new outputs (module docstring)."""
+    whole = []
+
+    def reassembled(before: fx.Node) -> fx.Node:
+        if not whole:
+            with graph.inserting_before(before):
+                whole.append(make(_A.cat.default, [piece_out, b.dim], name=b.name + "_whole"))
+        return whole[0]
+
+    first = min((u for u in b.wait.users), key=_position, default=None)
+    todo = [b.wait]
+    while todo:
+        value = todo.pop()
+        for user in list(value.users):
+            if (user.target == _A.copy.default and user.args[1] is value and _same_layout(user.args[0], value)):
+                todo.append(user)  # a functional copy into a buffer like it: the same values
+                continue
+            if (user.target == _A.split_with_sizes.default and user.args[0] is value
+                    and list(user.args[1]) == b.sizes and _dim(user) == b.dim
+                    and all(u.target is _getitem and isinstance(u.args[1], int) for u in user.users)):
+                for g in list(user.users):
+                    g.replace_all_uses_with(piece_out[g.args[1]])
+                    graph.erase_node(g)
+                graph.erase_node(user)
+                continue
+            user.replace_input_with(value, reassembled(first))
+        if value is not b.wait and not value.users:
+            graph.erase_node(value)
+
+
+def _position(n: fx.Node) -> int:
+    k = 0
+    for m in n.graph.nodes:
+        if m is n:
+            return k
+        k += 1
+    return k
+
+
+def _dim(split: fx.Node) -> int:
+    d = split.args[2] if len(split.args) > 2 else split.kwargs.get("dim", 0)
+    return d % len(_val(split.args[0]).shape)
+
+
+def _same_layout(dest, value) -> bool:
+    a, b = _val(dest), _val(value)
+    return (a is not None and b is not None and tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype
+            and a.is_contiguous() and b.is_contiguous())
