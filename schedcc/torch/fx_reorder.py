@@ -41,6 +41,7 @@ class Reordered:
     estimates: str
     assumed_groups: tuple[str, ...] = ()
     bound: object = None  # a schedcc.torch.fx_bound.ExposedBound when asked for (bound=True)
+    rebucketed: tuple[str, ...] = ()  # the buckets split (rebucket=True), one line each; () when none was
 
     @property
     def changed(self) -> bool:
@@ -49,7 +50,7 @@ class Reordered:
     def to_json(self) -> dict:
         return {"estimates": self.estimates, "nodes": len(self.order),
                 "before": self.before.to_json(summary=True), "after": self.after.to_json(summary=True),
-                "assumed_groups": list(self.assumed_groups),
+                "assumed_groups": list(self.assumed_groups), "rebucketed": list(self.rebucketed),
                 **({"bound": self.bound.to_json()} if self.bound is not None else {})}
 
 
@@ -74,15 +75,22 @@ def durations(step, estimates: str = "schedcc") -> list[int]:
 
 
 def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[str, int] | None = None,
-            estimates: str = "schedcc", exact=None, source: str = "<graph>", bound: bool = False) -> Reordered:
+            estimates: str = "schedcc", exact=None, source: str = "<graph>", bound: bool = False,
+            rebucket: bool = False) -> Reordered:
     """Reorder the nodes of *gm* (a ``GraphModule``, or a ``Graph`` that has one) in place so
     that its collectives hide behind compute on *cluster* (a cluster model's name or
     ``Target``). *groups* sizes process groups the graph does not size (``{"0": 8}``);
     *estimates* is ``"schedcc"`` (the cluster cost model) or ``"inductor"`` (Inductor's
     roofline and NCCL estimates); *exact* (a :class:`schedcc.sched.cpsat.Limits`) adds CP-SAT.
     The graph keeps its order when nothing is faster. With *bound*, the result also holds the
-    lower bound on the exposed communication of every order (:mod:`schedcc.torch.fx_bound`). Raises :class:`SchedccError` naming the
-    op and node that cannot be priced. O(k (n + e) log n) for n nodes, e uses, k candidates.
+    lower bound on the exposed communication of every order (:mod:`schedcc.torch.fx_bound`). With
+    *rebucket*, bucketed collectives (DDP's all-reduce of a concatenation, FSDP2's reduce-scatter of
+    its chunk-cat buffer) are also split into calls on groups of their pieces chosen by the cost
+    model (:mod:`schedcc.torch.rebucket`), and the changed graph is kept only when its best order
+    predicts a shorter step than the best order of the graph as it is; the node set then changes
+    (``Reordered.rebucketed`` says how), the outputs stay exactly the same. Raises
+    :class:`SchedccError` naming the op and node that cannot be priced. O(k (n + e) log n) for n
+    nodes, e uses, k candidates.
     """
     from schedcc.torch.fx_graph import build_step
     from schedcc.torch.fx_best import best_order
@@ -101,13 +109,57 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
         dur = durations(step, estimates)
         before = simulate(step, current_order(step), dur, "original")
         order, after = best_order(step, dur, exact)
+        split: tuple[str, ...] = ()
+        if rebucket:
+            found = _rebucketed(step, dur, order, after, estimates, exact, groups, source)
+            if found is not None:  # the graph is changed: its own step and order from now on
+                step, dur, order, after, split = found
         floor = None
         if bound:
             from schedcc.torch.fx_bound import step_bound
             floor = step_bound(step, dur)
     check_order(step, order)
     write_back(step, order)
-    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed, floor)
+    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed, floor,
+                     split)
+
+
+def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
+    """(step, durations, order, result, lines) of *step*'s graph with its buckets split as
+    :func:`schedcc.torch.rebucket.plan` chooses from *order*'s schedule, changed in place, when
+    its best order predicts a shorter step than *after*; else None and the graph unchanged.
+    The split is tried on a copy first (the graph a post-grad pass is given must change in place
+    or not at all)."""
+    from schedcc.torch import fx_streams as fs
+    from schedcc.torch import rebucket as rb
+    from schedcc.torch.fx_best import best_order
+    from schedcc.torch.fx_graph import build_step
+    from schedcc.torch.fx_order import order_of_nodes
+    end = fs.timeline(step, order, dur)[3]
+    chosen = rb.plan(step, dur, end, estimates)
+    if not chosen:
+        return None
+    gm = step.gm
+    trial_graph = fx.Graph(owning_module=gm)
+    trial_graph.output(trial_graph.graph_copy(gm.graph, {}))
+    trial = fx.GraphModule(gm, trial_graph)
+    try:
+        rb.apply(trial, chosen)
+    except ValueError:  # the calls would make a cycle
+        return None
+    tstep = build_step(trial, step.target, groups, source)
+    tdur = durations(tstep, estimates)
+    torder, tafter = best_order(tstep, tdur, exact)
+    if (tafter.step_time_us, tafter.exposed_comm_us) >= (after.step_time_us, after.exposed_comm_us):
+        return None
+    lines = tuple(rb.apply(gm, chosen))
+    new = build_step(gm, step.target, groups, source)
+    names = [tstep.nodes[i].name for i in torder]
+    mapped = order_of_nodes(new, names)
+    if len(mapped) != len(new) or sorted(n.name for n in new.nodes) != sorted(names):
+        mapped, tafter = best_order(new, durations(new, estimates), exact)  # names differ: order it again
+    tafter.note = f"{tafter.note}; {len(lines)} bucket{'s' if len(lines) != 1 else ''} split"
+    return new, durations(new, estimates), mapped, tafter, lines
 
 
 def post_grad_pass(cluster="h100-8x", **options):

@@ -304,7 +304,7 @@ def collective_cost_fn(step, i: int, estimates: str):
         fn.kind = cost.collective
         return cost.bytes, fn
     from schedcc.torch.inductor import nccl_cost_fn
-    return ncclcollective_cost_fn(step, i)
+    return nccl_cost_fn(step, i)
 
 
 def step_volume_bound(step, dur: list[int], estimates: str) -> ExposedBound:

@@ -51,8 +51,8 @@ product)::
     >>> gm = make_fx(f)(torch.ones(512, 512), torch.ones(512, 512))
     >>> [len(b.pieces) for b in find_buckets(gm)]
     [2]
-    >>> apply(gm, {b.name: [[0], [1]] for b in find_buckets(gm)})
-    ['all_reduce: 2 pieces in 2 calls (1, 1)']
+    >>> apply(gm, [[("all_reduce", 0)], [("all_reduce", 1)]])
+    ['all_reduce: 1 bucket of 2 pieces in 2 calls (1, 1)']
     >>> sum(n.target == torch.ops._c10d_functional.all_reduce.default for n in gm.graph.nodes)
     2
 """
@@ -94,6 +94,16 @@ class Bucket:
     def name(self) -> str:
         return self.coll.name
 
+    def pool(self) -> tuple:
+        """Buckets with the same pool can share calls: the same collective, group, reduction,
+        dtype, the same elementwise chain, whole 1-D pieces (all-reduce) or the same chunks."""
+        chain = tuple((op.target, tuple(op.args[1:]), tuple(sorted(op.kwargs.items()))) for op in self.chain)
+        piece_dims = {len(_val(p).shape) for p in self.pieces}
+        dtype = self.dtype if self.kind == "reduce_scatter" else _val(self.build[-1]).dtype
+        solo = self.name if self.kind == "all_reduce" and (self.dim != 0 or piece_dims != {1}) else None
+        return (self.kind, tuple(self.coll.args[1:]), tuple(sorted(self.coll.kwargs.items())), dtype, chain,
+                self.num_chunks, solo)
+
     def share(self) -> list[float]:
         """Each piece's share of the collective's bytes."""
         total = sum(self.sizes)
@@ -125,7 +135,7 @@ def find_buckets(gm: fx.GraphModule) -> list[Bucket]:
             b = _all_reduce_bucket(node)
         elif node.target == _C.reduce_scatter_tensor.default:
             b = _reduce_scatter_bucket(node)
-        if b is not None and len(b.pieces) > 1:
+        if b is not None:
             out.append(b)
     return out
 
@@ -192,7 +202,7 @@ def _reduce_scatter_bucket(coll: fx.Node) -> Bucket | None:
     return Bucket("reduce_scatter", coll, wait, pieces, sizes, 0, [], build, n, _val(base).dtype)
 
 
-# -- choosing the groups --------------------------------------------------------------------
+# -- choosing the calls ---------------------------------------------------------------------
 
 def ready_ticks(step, end: list[int], dur: list[int]) -> dict:
     """When each node's value is there in a schedule with node end times *end*: a node that
@@ -208,13 +218,13 @@ def ready_ticks(step, end: list[int], dur: list[int]) -> dict:
 def split_groups(ready: list[int], share: list[float], cost) -> list[list[int]]:
     """Consecutive groups of the pieces taken by *ready* time (each piece's index) whose chain of
     calls ends first, then spends the least time on the stream; *cost(share)* is a call's ticks
-    for that share of the bucket's bytes. Dynamic programming, O(n^2) calls of *cost*."""
+    for that share of the bytes. Dynamic programming, O(n^2) calls of *cost*."""
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
     prefix = [0.0]
     for k in idx:
         prefix.append(prefix[-1] + share[k])
-    best: list[tuple] = [(0, 0, -1)] + [None] * n  # (end, busy, previous cut)
+    best: list = [(0, 0, -1)] + [None] * n  # (end, busy, previous cut)
     for i in range(1, n + 1):
         r = ready[idx[i - 1]]
         for j in range(i):
@@ -230,54 +240,158 @@ def split_groups(ready: list[int], share: list[float], cost) -> list[list[int]]:
     return cuts[::-1]
 
 
-def plan(step, dur: list[int], end: list[int], estimates: str) -> dict[str, list[list[int]]]:
-    """For each bucket of *step*'s graph that is worth splitting under the cost model of
-    *estimates*: its groups of piece indices (module docstring), the schedule's node end
-    times *end* giving when each piece is made. Buckets kept whole are left out."""
+def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tuple[str, int]]]:
+    """The calls to make of the buckets of *step*'s graph under the cost model of *estimates*
+    (module docstring): each call a list of (bucket's collective name, piece index). The buckets
+    of one pool (:meth:`Bucket.pool`) are planned together, their pieces taken by the time the
+    schedule with node end times *end* makes them; a pool whose calls would be its buckets as
+    they are is left out ([] when nothing changes)."""
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
     ready = ready_ticks(step, end, dur)
-    out = {}
+    pools: dict = {}
     for b in find_buckets(step.gm):
-        i = step.index.get(b.coll)
-        if i is None:
-            continue
+        if b.coll in step.index:
+            pools.setdefault(b.pool(), []).append(b)
+    calls = []
+    for buckets in pools.values():
+        pieces = [(b, k) for b in buckets for k in range(len(b.pieces))]
+        i = step.index[buckets[0].coll]
         size, fn = collective_cost_fn(step, i, estimates)
-        memo = {}
+        unit = size / sum(buckets[0].sizes)  # bytes per element of a piece's extent
+        total = sum(sum(b.sizes) for b in buckets)
+        memo: dict = {}
 
-        def cost(share, size=size, fn=fn, memo=memo):
-            key = round(share, 12)
+        def cost(share, total=total, unit=unit, fn=fn, memo=memo):
+            key = round(share * total)
             if key not in memo:
-                memo[key] = ticks(fn(max(1.0, size * share)))
+                memo[key] = ticks(fn(max(1.0, key * unit)))
             return memo[key]
-        piece_ready = [ready.get(p, 0) if isinstance(p, fx.Node) else 0 for p in b.pieces]
-        groups = split_groups(piece_ready, b.share(), cost)
-        if len(groups) > 1:
-            out[b.name] = groups
-    return out
+        piece_ready = [ready.get(b.pieces[k], 0) if isinstance(b.pieces[k], fx.Node) else 0 for b, k in pieces]
+        groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost)
+        mine = [[(pieces[j][0].name, pieces[j][1]) for j in g] for g in groups]
+        if sorted(map(sorted, mine)) != sorted(sorted((b.name, k) for k in range(len(b.pieces))) for b in buckets):
+            calls.extend(mine)
+    return calls
 
 
 # -- changing the graph ---------------------------------------------------------------------
 
-def apply(gm: fx.GraphModule, groups: dict[str, list[list[int]]]) -> list[str]:
-    """Split the buckets of *gm* named in *groups* (collective node name -> groups of piece
-    indices, each piece in exactly one group) in place; lint and recompile. One line per
-    bucket split, saying how."""
+def apply(gm: fx.GraphModule, calls: list[list[tuple[str, int]]]) -> list[str]:
+    """Replace the buckets of *gm* that *calls* names by those calls (each a list of (bucket's
+    collective name, piece index); every piece of a named bucket in exactly one call, the
+    buckets of a call of one pool) in place, rewire their readers, put the graph in a
+    topological order again, lint and recompile. One line per pool changed, saying how. Raises
+    ValueError (the graph unchanged) for calls that do not fit or would make a cycle."""
     from torch._guards import detect_fake_mode
     graph = gm.graph
-    mode = detect_fake_mode([n.meta.get("val") for n in graph.nodes])
-    done = []
-    for b in find_buckets(gm):
-        if b.name not in groups:
-            continue
-        gs = groups[b.name]
-        if sorted(k for g in gs for k in g) != list(range(len(b.pieces))):
-            raise ValueError(f"{b.name}: the groups {gs} are not a partition of its {len(b.pieces)} pieces")
-        _split(graph, b, [sorted(g) for g in gs], _Maker(graph, mode))
-        done.append(f"{b.kind}: {len(b.pieces)} pieces in {len(gs)} calls ({', '.join(str(len(g)) for g in gs)})")
+    buckets = {b.name: b for b in find_buckets(gm)}
+    named = sorted({name for call in calls for name, _ in call})
+    for name in named:
+        if name not in buckets:
+            raise ValueError(f"no bucket '{name}' to split")
+        got = sorted(k for call in calls for n, k in call if n == name)
+        if got != list(range(len(buckets[name].pieces))):
+            raise ValueError(f"{name}: the calls do not hold each of its {len(buckets[name].pieces)} pieces once")
+    for call in calls:
+        if len({buckets[n].pool() for n, _ in call}) != 1:
+            raise ValueError(f"a call mixes buckets that cannot share one: {sorted({n for n, _ in call})}")
+    _topological(graph, check_only=True, extra=_call_edges(calls, buckets))
+    make = _Maker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
+    outs = {name: [None] * len(buckets[name].pieces) for name in named}
+    last = max((buckets[n].coll for n in named), key=_positions(graph).get)
+    with graph.inserting_before(last):
+        for k, call in enumerate(calls):
+            _call(buckets, call, f"{call[0][0]}_c{k}", make, outs)
+    for name in named:
+        b = buckets[name]
+        _rewire(graph, b, outs[name], make)
+        for n in [b.wait, b.coll, *b.build]:
+            if not n.users:
+                graph.erase_node(n)
+    _topological(graph)
     graph.lint()
     gm.recompile()
-    return done
+    lines = []
+    for pool in {buckets[n].pool(): None for n in named}:
+        mine = [c for c in calls if buckets[c[0][0]].pool() == pool]
+        was = [n for n in named if buckets[n].pool() == pool]
+        lines.append(f"{pool[0]}: {len(was)} bucket{'s' if len(was) != 1 else ''} of "
+                     f"{sum(len(buckets[n].pieces) for n in was)} pieces in {len(mine)} calls "
+                     f"({', '.join(str(len(c)) for c in mine)})")
+    return lines
+
+
+def _call(buckets: dict, call: list, tag: str, make, outs: dict) -> None:
+    """One call's nodes: the buffer of its pieces, the chain, the collective, its wait, the split."""
+    b = buckets[call[0][0]]
+    parts = [buckets[n].pieces[k] for n, k in call]
+    sizes = [buckets[n].sizes[k] for n, k in call]
+    if b.kind == "all_reduce":
+        x = make(_A.cat.default, [parts, b.dim], name=tag + "_cat")
+        for op in b.chain:
+            x = make(op.target, [x, *op.args[1:]], op.kwargs, name=f"{tag}_{op.name}")
+    else:
+        parts = [p if _val(p).dtype == b.dtype else
+                 make(_A._to_copy.default, [p], {"dtype": b.dtype}, name=f"{tag}_cast{j}")
+                 for j, p in enumerate(parts)]
+        x = make(_A._chunk_cat.default, [parts, 0, b.num_chunks], name=tag + "_chunk_cat")
+        x = make(_A.view.default, [x, [-1]], name=tag + "_flat")
+    coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
+    wait = make(_C.wait_tensor.default, [coll], name=tag + "_wait")
+    split = make(_A.split_with_sizes.default, [wait, sizes, b.dim], name=tag + "_split")
+    for j, (n, k) in enumerate(call):
+        outs[n][k] = make(_getitem, [split, j], name=f"{tag}_piece{j}")
+
+
+def _call_edges(calls, buckets) -> list[tuple[fx.Node, fx.Node]]:
+    """(piece, reader) edges the calls add: every reader of a bucket in a call reads every piece of it."""
+    edges = []
+    for call in calls:
+        readers = [u for n in {n for n, _ in call} for u in buckets[n].wait.users]
+        edges += [(buckets[n].pieces[k], r) for n, k in call for r in readers
+                  if isinstance(buckets[n].pieces[k], fx.Node)]
+    return edges
+
+
+def _positions(graph: fx.Graph) -> dict:
+    return {n: k for k, n in enumerate(graph.nodes)}
+
+
+def _topological(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
+    """Put the graph's nodes in a topological order, each as early in the present order as it
+    can be (placeholders first, the output last); with *check_only*, only check that one exists
+    with the *extra* (source, reader) edges. Raises ValueError on a cycle."""
+    import heapq
+    pos = _positions(graph)
+    succ: dict = {n: [] for n in graph.nodes}
+    indeg = dict.fromkeys(graph.nodes, 0)
+    for n in graph.nodes:
+        for m in n.all_input_nodes:
+            succ[m].append(n)
+            indeg[n] += 1
+    for a, b in extra:
+        succ[a].append(b)
+        indeg[b] += 1
+    heap = [(pos[n], n.name) for n in graph.nodes if indeg[n] == 0]
+    by_name = {n.name: n for n in graph.nodes}
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        n = by_name[heapq.heappop(heap)[1]]
+        order.append(n)
+        for m in succ[n]:
+            indeg[m] -= 1
+            if indeg[m] == 0:
+                heapq.heappush(heap, (pos[m], m.name))
+    if len(order) != len(pos):
+        raise ValueError("the calls would make the graph's dependences a cycle")
+    if check_only:
+        return
+    output = next(n for n in reversed(graph.nodes) if n.op == "output")
+    for n in order:
+        if n is not output and n.op != "placeholder":
+            output.prepend(n)
 
 
 class _Maker:
@@ -294,33 +408,6 @@ class _Maker:
         return node
 
 
-def _split(graph: fx.Graph, b: Bucket, gs: list[list[int]], make: _Maker) -> None:
-    piece_out: list = [None] * len(b.pieces)
-    with graph.inserting_before(b.coll):
-        for k, g in enumerate(gs):
-            tag = f"{b.name}_g{k}"
-            parts = [b.pieces[p] for p in g]
-            if b.kind == "all_reduce":
-                x = make(_A.cat.default, [parts, b.dim], name=tag + "_cat")
-                for op in b.chain:
-                    x = make(op.target, [x, *op.args[1:]], op.kwargs)
-                coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
-            else:
-                parts = [p if _val(p).dtype == b.dtype else
-                         make(_A._to_copy.default, [p], {"dtype": b.dtype}) for p in parts]
-                x = make(_A._chunk_cat.default, [parts, 0, b.num_chunks], name=tag + "_chunk_cat")
-                x = make(_A.view.default, [x, [-1]])
-                coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
-            wait = make(_C.wait_tensor.default, [coll], name=tag + "_wait")
-            split = make(_A.split_with_sizes.default, [wait, [b.sizes[p] for p in g], b.dim])
-            for j, p in enumerate(g):
-                piece_out[p] = make(_getitem, [split, j])
-    _rewire(graph, b, piece_out, make)
-    for n in [b.wait, b.coll, *b.build]:
-        if not n.users:
-            graph.erase_node(n)
-
-
 def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: _Maker) -> None:
     """Every reader of the bucket's result reads the pieces' new outputs (module docstring)."""
     whole = []
@@ -328,10 +415,10 @@ def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: _Maker) -> None:
     def reassembled(before: fx.Node) -> fx.Node:
         if not whole:
             with graph.inserting_before(before):
-                whole.append(make(_A.cat.default, [piece_out, b.dim], name=b.name + "_whole"))
+                whole.append(piece_out[0] if len(piece_out) == 1 else
+                             make(_A.cat.default, [piece_out, b.dim], name=b.name + "_whole"))
         return whole[0]
 
-    first = min((u for u in b.wait.users), key=_position, default=None)
     todo = [b.wait]
     while todo:
         value = todo.pop()
@@ -347,18 +434,9 @@ def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: _Maker) -> None:
                     graph.erase_node(g)
                 graph.erase_node(user)
                 continue
-            user.replace_input_with(value, reassembled(first))
+            user.replace_input_with(value, reassembled(b.coll))
         if value is not b.wait and not value.users:
             graph.erase_node(value)
-
-
-def _position(n: fx.Node) -> int:
-    k = 0
-    for m in n.graph.nodes:
-        if m is n:
-            return k
-        k += 1
-    return k
 
 
 def _dim(split: fx.Node) -> int:
