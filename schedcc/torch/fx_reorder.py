@@ -158,7 +158,7 @@ def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     mapped = order_of_nodes(new, names)
     if len(mapped) != len(new) or sorted(n.name for n in new.nodes) != sorted(names):
         mapped, tafter = best_order(new, durations(new, estimates), exact)  # names differ: order it again
-    tafter.note = f"{tafter.note}; {len(lines)} bucket{'s' if len(lines) != 1 else ''} split"
+    tafter.note = f"{tafter.note}; collectives re-bucketed"
     return new, durations(new, estimates), mapped, tafter, lines
 
 

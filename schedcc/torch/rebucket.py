@@ -38,17 +38,17 @@ so the fewest calls). Dynamic programming over the n pieces, O(n^2).
 :func:`schedcc.torch.fx_reorder.reorder` (``rebucket=True``) then keeps the
 changed graph only when its best order predicts a shorter step.
 
-Example (two matrix products made one after the other, all-reduced in one
-bucket; split, the first gradient's all-reduce runs under the second
-product)::
+Example (two gradients all-reduced in one bucket, the second made three
+matrix products after the first; split, the first one's all-reduce runs
+under those products)::
 
     >>> import torch
     >>> from torch.fx.experimental.proxy_tensor import make_fx
     >>> def f(a, b):
-    ...     x, y = (a @ a).view(-1), (b @ b).view(-1)
+    ...     x, y = (a @ a).view(-1), (b @ b @ b @ b).view(-1)
     ...     flat = torch.ops._c10d_functional.all_reduce(torch.cat([x, y]) / 4, "sum", "0")
     ...     return torch.ops._c10d_functional.wait_tensor(flat).split([x.numel(), y.numel()])
-    >>> gm = make_fx(f)(torch.ones(512, 512), torch.ones(512, 512))
+    >>> gm = make_fx(f, tracing_mode="fake")(torch.ones(512, 512), torch.ones(512, 512))
     >>> [len(b.pieces) for b in find_buckets(gm)]
     [2]
     >>> apply(gm, [[("all_reduce", 0)], [("all_reduce", 1)]])
