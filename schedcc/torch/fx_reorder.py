@@ -27,6 +27,7 @@ from schedcc.errors import SchedccError
 from schedcc.training.result import StepResult
 
 ESTIMATES = ("schedcc", "inductor")
+REBUCKET_ROUNDS = 4  # plans of re-bucketing, each from the schedule of the one before, at most
 
 
 @dataclass
@@ -125,55 +126,49 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
 
 
 def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
-    """(step, durations, order, result, lines) of *step*'s graph with its buckets split as
-    :func:`schedcc.torch.rebucket.plan` chooses from *order*'s schedule, changed in place, when
-    its best order predicts a shorter step than *after*; else None and the graph unchanged.
-    The split is tried on a copy first (the graph a post-grad pass is given must change in place
-    or not at all)."""
+    """(step, durations, order, result, lines) of *step*'s graph with its buckets split and
+    merged as :func:`schedcc.torch.rebucket.plan` chooses from the schedule of *order*, changed
+    in place, when its best order predicts a shorter step than *after*; else None and the graph
+    unchanged. Each plan is tried on a copy first (the graph a post-grad pass is given must change
+    in place or not at all); a plan kept is planned again from its own schedule, up to
+    :data:`REBUCKET_ROUNDS` times, while the step gets shorter."""
     from schedcc.torch import fx_streams as fs
     from schedcc.torch import rebucket as rb
     from schedcc.torch.fx_best import best_order
     from schedcc.torch.fx_graph import build_step
     from schedcc.torch.fx_order import order_of_nodes
-    end = fs.timeline(step, order, dur)[3]
-    chosen = rb.plan(step, dur, end, estimates)
-    if not chosen:
-        return None
     gm = step.gm
-    trial_graph = fx.Graph(owning_module=gm)
-    trial_graph.output(trial_graph.graph_copy(gm.graph, {}))
-    trial = fx.GraphModule(gm, trial_graph)
-    try:
-        rb.apply(trial, chosen)
-    except ValueError:  # the calls would make a cycle
+    plans, lines, cur = [], [], (step, dur, order, after)
+    for _ in range(REBUCKET_ROUNDS):
+        chosen = rb.plan(cur[0], cur[1], fs.timeline(cur[0], cur[2], cur[1])[3], estimates)
+        if not chosen:
+            break
+        trial_graph = fx.Graph(owning_module=gm)
+        trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
+        trial = fx.GraphModule(gm, trial_graph)
+        try:
+            done = rb.apply(trial, chosen)
+        except ValueError:  # the calls would make a cycle
+            break
+        tstep = build_step(trial, step.target, groups, source)
+        tdur = durations(tstep, estimates)
+        torder, tafter = best_order(tstep, tdur, exact)
+        if (tafter.step_time_us, tafter.exposed_comm_us) >= (cur[3].step_time_us, cur[3].exposed_comm_us):
+            break
+        plans.append(chosen)
+        lines += [f"round {len(plans)}: {line}" for line in done]
+        cur = (tstep, tdur, torder, tafter)
+    if not plans:
         return None
-    tstep = build_step(trial, step.target, groups, source)
-    tdur = durations(tstep, estimates)
-    torder, tafter = best_order(tstep, tdur, exact)
-    if (tafter.step_time_us, tafter.exposed_comm_us) >= (after.step_time_us, after.exposed_comm_us):
-        return None
-    lines = tuple(rb.apply(gm, chosen))
+    for chosen in plans:
+        rb.apply(gm, chosen)
+    tstep, _, torder, tafter = cur
     new = build_step(gm, step.target, groups, source)
     names = [tstep.nodes[i].name for i in torder]
     mapped = order_of_nodes(new, names)
     if len(mapped) != len(new) or sorted(n.name for n in new.nodes) != sorted(names):
         mapped, tafter = best_order(new, durations(new, estimates), exact)  # names differ: order it again
     tafter.note = f"{tafter.note}; collectives re-bucketed"
-    return new, durations(new, estimates), mapped, tafter, lines
-
-
-def post_grad_pass(cluster="h100-8x", **options):
-    """Inductor's custom post-grad pass running :func:`reorder` (*options* as there)::
-
-        torch._inductor.config.post_grad_custom_post_pass = schedcc.torch.post_grad_pass("h100-8x")
-    """
-    from torch._inductor.custom_graph_pass import CustomGraphPass
-
-    class SchedccReorder(CustomGraphPass):
-        def __call__(self, graph: fx.Graph) -> None:
-            reorder(graph, cluster, **options)
-
-        def uuid(self):
-            return ("schedcc.torch.reorder", str(cluster), repr(sorted(options.items())))
-
-    return SchedccReorder()
+    if len(plans) == 1:
+        lines = [line.split(": ", 1)[1] for line in lines]
+    return new, durations(new, estimates), mapped, tafter, tuple(lines)

@@ -215,10 +215,12 @@ def ready_ticks(step, end: list[int], dur: list[int]) -> dict:
     return {step.nodes[i]: ready[i] for i in range(len(step))}
 
 
-def split_groups(ready: list[int], share: list[float], cost) -> list[list[int]]:
+def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[int, int]] = ()) -> list[list[int]]:
     """Consecutive groups of the pieces taken by *ready* time (each piece's index) whose chain of
     calls ends first, then spends the least time on the stream; *cost(share)* is a call's ticks
-    for that share of the bytes. Dynamic programming, O(n^2) calls of *cost*."""
+    for that share of the bytes; *busy*, sorted disjoint (start, end) intervals when the stream
+    carries other collectives: a call fills the stream's free time. Dynamic programming, O(n^2)
+    calls of *cost*."""
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
     prefix = [0.0]
@@ -229,15 +231,40 @@ def split_groups(ready: list[int], share: list[float], cost) -> list[list[int]]:
         r = ready[idx[i - 1]]
         for j in range(i):
             c = cost(prefix[i] - prefix[j])
-            end, busy = max(best[j][0], r) + c, best[j][1] + c
-            if best[i] is None or (end, busy) < best[i][:2]:
-                best[i] = (end, busy, j)
+            end, used = _fill(busy, max(best[j][0], r), c), best[j][1] + c
+            if best[i] is None or (end, used) < best[i][:2]:
+                best[i] = (end, used, j)
     cuts, i = [], n
     while i > 0:
         j = best[i][2]
         cuts.append(sorted(idx[j:i]))
         i = j
     return cuts[::-1]
+
+
+def _fill(busy: list[tuple[int, int]], t: int, c: int) -> int:
+    """When *c* ticks of the stream's free time from *t* on have passed, *busy* taken."""
+    for s, e in busy:
+        if e <= t:
+            continue
+        if s - t >= c:
+            break
+        c -= max(0, s - t)
+        t = e
+    return t + c
+
+
+def _busy(step, dur: list[int], end: list[int], stream: str, skip: set) -> list[tuple[int, int]]:
+    """The merged intervals when the collectives of *stream* not in *skip* run."""
+    spans = sorted((end[i] - dur[i], end[i]) for i in step.collectives()
+                   if step.streams[i] == stream and step.nodes[i] not in skip and dur[i])
+    merged: list = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged
 
 
 def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tuple[str, int]]]:
@@ -268,7 +295,8 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
                 memo[key] = ticks(fn(max(1.0, key * unit)))
             return memo[key]
         piece_ready = [ready.get(b.pieces[k], 0) if isinstance(b.pieces[k], fx.Node) else 0 for b, k in pieces]
-        groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost)
+        others = _busy(step, dur, end, step.streams[i], {b.coll for b in buckets})
+        groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost, others)
         mine = [[(pieces[j][0].name, pieces[j][1]) for j in g] for g in groups]
         if sorted(map(sorted, mine)) != sorted(sorted((b.name, k) for k in range(len(b.pieces))) for b in buckets):
             calls.extend(mine)
@@ -331,12 +359,15 @@ def _call(buckets: dict, call: list, tag: str, make, outs: dict) -> None:
         x = make(_A.cat.default, [parts, b.dim], name=tag + "_cat")
         for op in b.chain:
             x = make(op.target, [x, *op.args[1:]], op.kwargs, name=f"{tag}_{op.name}")
-    else:
-        parts = [p if _val(p).dtype == b.dtype else
-                 make(_A._to_copy.default, [p], {"dtype": b.dtype}, name=f"{tag}_cast{j}")
-                 for j, p in enumerate(parts)]
-        x = make(_A._chunk_cat.default, [parts, 0, b.num_chunks], name=tag + "_chunk_cat")
-        x = make(_A.view.default, [x, [-1]], name=tag + "_flat")
+    else:  # FSDP2's own chunk_cat into a flat buffer of the bucket's dtype, as the original
+        total = sum(sizes)
+        base = b.build[1].kwargs["_all_bases"][0]
+        empty = make(_A.empty.memory_format, [[b.num_chunks * total]],
+                     {"dtype": b.dtype, "device": _val(base).device, "pin_memory": False}, name=tag + "_buffer")
+        af = make(torch.ops.higher_order.auto_functionalized_v2, [b.build[1].args[0]],
+                  {**b.build[1].kwargs, "tensors": parts, "_out_size": (b.num_chunks, total),
+                   "_out_stride": (total, 1), "_all_bases": [empty]}, name=tag + "_chunk_cat")
+        x = make(_getitem, [af, 1], name=tag + "_flat")
     coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
     wait = make(_C.wait_tensor.default, [coll], name=tag + "_wait")
     split = make(_A.split_with_sizes.default, [wait, sizes, b.dim], name=tag + "_split")
