@@ -215,25 +215,29 @@ def ready_ticks(step, end: list[int], dur: list[int]) -> dict:
     return {step.nodes[i]: ready[i] for i in range(len(step))}
 
 
-def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[int, int]] = ()) -> list[list[int]]:
+def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[int, int]] = (),
+                 glue: int = 0) -> list[list[int]]:
     """Consecutive groups of the pieces taken by *ready* time (each piece's index) whose chain of
-    calls ends first, then spends the least time on the stream; *cost(share)* is a call's ticks
-    for that share of the bytes; *busy*, sorted disjoint (start, end) intervals when the stream
-    carries other collectives: a call fills the stream's free time. Dynamic programming, O(n^2)
-    calls of *cost*."""
+    calls ends first, each call counted *glue* ticks later (the fixed time of the kernels that
+    build its buffer, which the compute stream pays once per call), then spends the least time
+    on the stream; *cost(share)* is a call's ticks for that share of the bytes; *busy*, sorted
+    disjoint (start, end) intervals when the stream carries other collectives: a call fills the
+    stream's free time. Dynamic programming, O(n^2) calls of *cost*."""
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
     prefix = [0.0]
     for k in idx:
         prefix.append(prefix[-1] + share[k])
-    best: list = [(0, 0, -1)] + [None] * n  # (end, busy, previous cut)
+    best: list = [(0, 0, -1, 0, 0)] + [None] * n  # (end + glue x calls, busy, previous cut, end, calls)
     for i in range(1, n + 1):
         r = ready[idx[i - 1]]
         for j in range(i):
             c = cost(prefix[i] - prefix[j])
-            end, used = _fill(busy, max(best[j][0], r), c), best[j][1] + c
-            if best[i] is None or (end, used) < best[i][:2]:
-                best[i] = (end, used, j)
+            calls = best[j][4] + 1  # the glue of every call so far has delayed this one's pieces
+            end = _fill(busy, max(best[j][3], r + glue * calls), c)
+            key = (end + glue * calls, best[j][1] + c)
+            if best[i] is None or key < best[i][:2]:
+                best[i] = (*key, j, end, calls)
     cuts, i = [], n
     while i > 0:
         j = best[i][2]
@@ -276,6 +280,7 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
     ready = ready_ticks(step, end, dur)
+    kernel = min((d for d, st in zip(dur, step.streams) if d and st == "compute"), default=0)
     pools: dict = {}
     for b in find_buckets(step.gm):
         if b.coll in step.index:
@@ -296,7 +301,8 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
             return memo[key]
         piece_ready = [ready.get(b.pieces[k], 0) if isinstance(b.pieces[k], fx.Node) else 0 for b, k in pieces]
         others = _busy(step, dur, end, step.streams[i], {b.coll for b in buckets})
-        groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost, others)
+        glue = kernel * sum(1 for n in buckets[0].build if n in step.index and dur[step.index[n]])
+        groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost, others, glue)
         mine = [[(pieces[j][0].name, pieces[j][1]) for j in g] for g in groups]
         if sorted(map(sorted, mine)) != sorted(sorted((b.name, k) for k in range(len(b.pieces))) for b in buckets):
             calls.extend(mine)
