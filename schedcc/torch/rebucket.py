@@ -183,7 +183,9 @@ def _reduce_scatter_bucket(coll: fx.Node) -> Bucket | None:
     kw = af.kwargs
     bases = kw.get("_all_bases", [])
     n = coll.args[2]
-    if (len(af.users) != 1 or buf.args[1] != 1 or kw.get("dim") != 0 or kw.get("num_chunks") != n
+    dead = [u for u in af.users if u is not buf]  # an export keeps the op's own (unused) result
+    if (any(u.target is not _getitem or u.users for u in dead) or buf.args[1] != 1 or kw.get("dim") != 0
+            or kw.get("num_chunks") != n
             or len(bases) != 1 or kw.get("_out_base_index") != 0 or kw.get("_out_storage_offset") != 0):
         return None
     base, pieces = bases[0], list(kw["tensors"])
@@ -198,7 +200,7 @@ def _reduce_scatter_bucket(coll: fx.Node) -> Bucket | None:
         return None
     if sum(sizes) != out_size[1] or whole != n * out_size[1] or len(_val(base).shape) != 1:
         return None
-    build = [buf, af] + ([base] if len(base.users) == 1 else [])
+    build = [buf, *dead, af] + ([base] if len(base.users) == 1 else [])
     return Bucket("reduce_scatter", coll, wait, pieces, sizes, 0, [], build, n, _val(base).dtype)
 
 
@@ -367,11 +369,12 @@ def _call(buckets: dict, call: list, tag: str, make, outs: dict) -> None:
             x = make(op.target, [x, *op.args[1:]], op.kwargs, name=f"{tag}_{op.name}")
     else:  # FSDP2's own chunk_cat into a flat buffer of the bucket's dtype, as the original
         total = sum(sizes)
-        base = b.build[1].kwargs["_all_bases"][0]
+        af = next(n for n in b.build if n.target is torch.ops.higher_order.auto_functionalized_v2)
+        base = af.kwargs["_all_bases"][0]
         empty = make(_A.empty.memory_format, [[b.num_chunks * total]],
                      {"dtype": b.dtype, "device": _val(base).device, "pin_memory": False}, name=tag + "_buffer")
-        af = make(torch.ops.higher_order.auto_functionalized_v2, [b.build[1].args[0]],
-                  {**b.build[1].kwargs, "tensors": parts, "_out_size": (b.num_chunks, total),
+        af = make(torch.ops.higher_order.auto_functionalized_v2, [af.args[0]],
+                  {**af.kwargs, "tensors": parts, "_out_size": (b.num_chunks, total),
                    "_out_stride": (total, 1), "_all_bases": [empty]}, name=tag + "_chunk_cat")
         x = make(_getitem, [af, 1], name=tag + "_flat")
     coll = make(b.coll.target, [x, *b.coll.args[1:]], b.coll.kwargs, name=tag)
