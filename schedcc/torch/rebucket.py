@@ -221,7 +221,8 @@ def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[in
                  glue: int = 0) -> list[list[int]]:
     """Consecutive groups of the pieces taken by *ready* time (each piece's index) whose chain of
     calls ends first, each call counted *glue* ticks later (the fixed time of the kernels that
-    build its buffer, which the compute stream pays once per call), then spends the least time
+    build its buffer, which the compute stream pays once per call: they delay every piece made
+    after them), then spends the least time
     on the stream; *cost(share)* is a call's ticks for that share of the bytes; *busy*, sorted
     disjoint (start, end) intervals when the stream carries other collectives: a call fills the
     stream's free time. Dynamic programming, O(n^2) calls of *cost*."""
@@ -282,7 +283,10 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
     ready = ready_ticks(step, end, dur)
-    kernel = min((d for d, st in zip(dur, step.streams) if d and st == "compute"), default=0)
+    # a buffer-building kernel's fixed time: the cluster's kernel launch, or less if some kernel of
+    # the graph takes less under these estimates (Inductor's roofline has no launch time)
+    kernel = min([ticks(step.cluster.compute_time(0.0, 1.0))]
+                 + [d for d, st in zip(dur, step.streams) if d and st == "compute"])
     pools: dict = {}
     for b in find_buckets(step.gm):
         if b.coll in step.index:
