@@ -19,7 +19,8 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
-        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--merge A.json ...]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--bucketer]
+        [--merge A.json ...]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
@@ -27,7 +28,10 @@ percent more nodes. --bounds-only prints each graph's bounds under both
 estimates and nothing else: a second or so per graph. --merge A.json B.json
 prints the table and medians of earlier --json runs together; with --saved DIR,
 both bounds computed again from the saved graphs. --check-only reorders each
-graph and runs it against the original, nothing else.)
+graph and runs it against the original, nothing else. --bucketer, with
+--saved, runs Inductor's overlap scheduler with its collective bucketing
+(the overlap-preserving bucketer) and schedcc with re-bucketing on each saved
+graph under both estimates, nothing else.)
 
 The "bound, any bucketing" column is schedcc.torch.fx_volume's: no order of
 any splitting, merging or re-bucketing of the graph's collectives (same bytes
@@ -294,6 +298,27 @@ def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
     return out
 
 
+def bucketer(family: str, size: str, saved: str) -> list[str]:
+    """Inductor's overlap scheduler with its bucketer against schedcc with re-bucketing, on a saved
+    graph under both estimates (each graph changed on a copy, run in its own order)."""
+    import torch
+    from schedcc.torch.inductor import overlap_bucketed
+    gm = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module
+    step = build_step(gm, load_target(TARGET), {"0": tm.WORLD})
+    out = []
+    for est in ("schedcc", "inductor"):
+        t = time.process_time()
+        ib = overlap_bucketed(step, est)
+        ib_s = time.process_time() - t
+        t = time.process_time()
+        r = reorder(copy.deepcopy(gm), TARGET, groups={"0": tm.WORLD}, estimates=est, rebucket=True)
+        out.append(f"{family} {size}, {est} estimates: overlap scheduler + bucketer {ib.step_time_us:.1f} / "
+                   f"{ib.exposed_comm_us:.1f} us ({ib_s:.1f} s CPU); schedcc + re-bucketing "
+                   f"{r.after.step_time_us:.1f} / {r.after.exposed_comm_us:.1f} us ({time.process_time() - t:.1f} s CPU;"
+                   f" {'; '.join(r.rebucketed) or 'no bucket changed'})")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="small,large")
@@ -306,6 +331,9 @@ def main() -> int:
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
     ap.add_argument("--check-only", action="store_true",
                     help="only reorder each graph and run it against the original (no Inductor passes, no bounds)")
+    ap.add_argument("--bucketer", action="store_true",
+                    help="with --saved: Inductor's overlap scheduler with its bucketer against schedcc with "
+                         "re-bucketing, nothing else")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="print the table and summary of earlier --json runs together, nothing run")
     ap.add_argument("--threads", type=int, default=1,
@@ -328,6 +356,11 @@ def main() -> int:
         print()
         for k, v in summary(results).items():
             print(f"{k}: {v:.1%}" if isinstance(v, float) else f"{k}: {v}")
+        return 0
+    if args.bucketer:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print("\n".join(bucketer(family, size, args.saved)), flush=True)
         return 0
     if args.bounds_only:
         for size in args.sizes.split(","):
