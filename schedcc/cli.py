@@ -22,6 +22,7 @@ from schedcc.fileio import Interrupted, transaction
 from schedcc.fileio.streams import StreamError, guarded
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+EXIT_UNVERIFIED = 3  # schedcc's own schedule failed its verifier: a bug in schedcc, told apart from the rest
 
 # Subcommands: name -> module with HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, str] = {
@@ -119,6 +120,8 @@ def _main(argv: list[str] | None) -> int:
     except StreamError as err:
         return _stream_failed(err, txn)
     except SchedccError as err:
+        if err.internal:  # schedcc's own schedule fails verification: its bug, never the input's
+            return _unverified(err)
         from schedcc.commands.values import locate_message
         _quietly(sys.stderr.write, locate_message(args_list, err).render() + "\n")
         return EXIT_INPUT
@@ -145,6 +148,22 @@ def _main(argv: list[str] | None) -> int:
                  "  this is a bug in schedcc, not in your input; rerun with SCHEDCC_DEBUG=1 "
                  "for details and report it\n")
         return EXIT_INTERNAL
+
+
+def _unverified(err: SchedccError) -> int:
+    """A schedule schedcc made broke a constraint its independent verifier checks: say that it
+    is a bug in schedcc (not in the input), which constraint, and how to report it; exit 3."""
+    if os.environ.get("SCHEDCC_DEBUG"):
+        traceback.print_exc()
+    violations = getattr(err, "violations", None) or [err.message]
+    lines = ["schedcc: internal error: the schedule schedcc made fails verification: " + violations[0]]
+    lines += [f"  also: {v}" for v in violations[1:5]]
+    if len(violations) > 5:
+        lines.append(f"  ... and {len(violations) - 5} more")
+    lines.append("  this is a bug in schedcc, not in your input; please report it with the input and the "
+                 "command (SCHEDCC_DEBUG=1 shows the traceback; --no-verify skips the check)")
+    _quietly(sys.stderr.write, "\n".join(lines) + "\n")
+    return EXIT_UNVERIFIED
 
 
 def _stream_failed(err: StreamError, txn) -> int:

@@ -36,6 +36,9 @@ class SchedccError(Exception):
     source_line: str | None = None  # the offending line, when known
     width: int = 1  # how many columns the caret underlines
     focus: str | None = None  # the word on the line the caret should point at (an attribute's name)
+    # True on an error that is a bug in schedcc, not in the input: schedcc's own schedule
+    # failing its verifier (schedcc.verifier.problem.own_schedule). The CLI says so, exit 3.
+    internal = False  # a class attribute (no annotation: not a field of the dataclass)
 
     def __str__(self) -> str:
         return self.render()

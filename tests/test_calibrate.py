@@ -325,3 +325,34 @@ def test_api_doc_calibration_example_runs(capsys):
     exec(compile(code, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("compute ") and re.search(r"[+-]0\.0%$", out[0]) and '"train_batch_size": 16' in out[1]
+
+
+def test_runs_of_a_framework_without_uneven_stages_are_scored_with_even_stages():
+    """A run is laid out as its framework lays out layers: DeepSpeed's pipeline engine (Megatron-
+    DeepSpeed partitions by ``type:transformer``) puts the same number of layers on every stage,
+    so its runs are scored with even stages, not the trim the planner would choose; a framework
+    with uneven stages keeps the chosen trim, and a config that gives one keeps it."""
+    from schedcc.planner.score import layout
+    model = "{ layers = 24, hidden = 1024, heads = 16, seq = 1024, vocab = 250880 }"
+
+    def run(fw: str, cfg: str = "tp=2,pp=4,microbatch=1"):
+        text = ('[cluster]\nname = "mine"\nbase = "dgx-a100"\n[[runs]]\nid = "a"\n'
+                f'model = {model}\ngpus = 16\nglobal_batch = 64\nconfig = "{cfg}"\n{fw}step_time_s = 1.0\n')
+        return parse_runs(text, "t.toml").runs[0]
+
+    ds = run('framework = { framework = "deepspeed" }\n')
+    assert ds.candidate.trim == 0 and layout(ds.model, ds.candidate)[0] == (6, 6, 6, 6)
+    assert run("").candidate.trim == -1                      # any: the trim is chosen when scored
+    assert run('framework = { framework = "megatron" }\n').candidate.trim == -1
+    assert run("", "tp=2,pp=4,trim=1,microbatch=1").candidate.trim == 1
+
+
+def test_jeanzay_runs_are_deepspeed_pipeline_runs_with_even_stages():
+    """BigScience's 02-25 layouts ran DeepSpeed's pipeline engine with Megatron-DeepSpeed's
+    ``type:transformer`` partition (``type:transformer|embedding`` came on 02-28): 72 layers,
+    72 / pp on every stage."""
+    from schedcc.planner.score import layout
+    inp = read_runs(str(ROOT / "examples" / "calibration" / "jeanzay-a100-bloom.toml"))
+    for r in inp.runs:
+        assert r.settings.framework == "deepspeed", r.id
+        assert layout(r.model, r.candidate)[0] == (72 // r.candidate.pp,) * r.candidate.pp, r.id

@@ -187,7 +187,9 @@ def test_overlap_lowers_exposed_tp_comm_and_step_on_tp8():
     exposed = {ov: s.breakdown["exposed_tp"] for ov, s in runs.items()}
     assert exposed["tp2"] < exposed["none"] and exposed["tp8"] < exposed["tp2"]
     assert runs["auto"].step_time_s < runs["none"].step_time_s
-    assert runs["tp2"].step_time_s < runs["none"].step_time_s
+    # auto chooses each layer's chunk count, so it beats every fixed one (a fixed tp2 at every site
+    # is slower than none on H100 since its kernel efficiencies are the measured ones: 10.56 against 10.42 s)
+    assert runs["auto"].step_time_s < min(runs[ov].step_time_s for ov in ("tp2", "tp8"))
     # more chunks are not free: the pieces' tile quantisation and per-chunk latency cost time
     assert runs["tp8"].step_time_s > runs["tp2"].step_time_s
 

@@ -195,3 +195,24 @@ def test_fragmentation_scales_with_what_is_freed_every_step():
         t = score(Candidate(1, 8, 1, microbatch=1, sp=True, recompute=rc), ctx).memory_terms
         assert t["fragmentation"] == pytest.approx(FRAGMENTATION * (t["activations"] + t["logits"]))
     assert 0.1 < FRAGMENTATION < 0.25
+
+
+def test_without_async_all_reduce_the_input_gradients_collective_waits_for_the_weight_gradient():
+    """``tp_async_allreduce = False`` (BigScience's Megatron-DeepSpeed: copy_to_tensor_model_parallel_region
+    and F.linear, autograd all-reducing the input gradient after both GEMMs of the linear's backward):
+    the backward's all-reduces no longer run under the weight gradients, so the backward is longer
+    by what they hid and its exposed tensor-parallel time grows; the forward, and tp = 1, unchanged."""
+    from schedcc.planner.layer import chunk_times
+    from schedcc.target import load_target
+    from schedcc.training.costs import cluster_of
+    a100 = cluster_of(load_target("dgx-a100"))
+    model = preset("gpt3-175b")
+    for tp, longer in ((8, True), (1, False)):
+        cand = Candidate(64 // tp, tp, 1, microbatch=1, recompute="full")
+        asy = chunk_times(model, cand, Settings(), a100, 4, last=True)
+        sync = chunk_times(model, cand, Settings(tp_async_allreduce=False), a100, 4, last=True)
+        assert sync.f == asy.f
+        if longer:
+            assert sync.b > asy.b * 1.01 and sync.parts["exposed_tp"] > asy.parts["exposed_tp"] + (sync.b - asy.b) * 0.5
+        else:
+            assert sync.b == asy.b

@@ -143,7 +143,9 @@ def pipeline_tile_loops(program: Program, target: Target | str, tiles: int = 8,
                 try:
                     shared, _ = share_function(function, model, force=True)
                     other = _pipeline_loop(shared, shared.block(block.label), tgt, algorithm, tiles, check)
-                except SchedccError:
+                except SchedccError as err:
+                    if err.internal:  # a schedule that fails its verifier: a bug
+                        raise
                     other = None
                 if other is not None and other.ii < best.ii:
                     best = other

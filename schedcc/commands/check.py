@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from schedcc.errors import SchedccError, attach_source
+from schedcc.errors import SchedccError, attach_source, plural
 from schedcc.fileio import read_input
 from schedcc.frontends import LANGS
 from schedcc.teaching.grading import BlockCheck, CheckResult, check_reordering, parse_program
@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-pipeline", action="store_true",
                         help="draw your order and schedcc's on the pipeline (text)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    from schedcc.commands import select_opts
+    select_opts.add_arguments(parser)
 
 
 def _parse(path: str, lang: str | None):
@@ -58,7 +60,8 @@ def _parse(path: str, lang: str | None):
 def run(args: argparse.Namespace) -> int:
     original = _parse(args.against, args.lang)
     student = _parse(args.student, args.lang)
-    result = check_reordering(student, original, args.target, args.priority)
+    from schedcc.commands.select_opts import selection
+    result = check_reordering(student, original, args.target, args.priority, selection(args, original))
     if args.format == "json":
         sys.stdout.write(json.dumps(result_json(result), indent=2) + "\n")
     else:
@@ -102,7 +105,8 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
              if b.scheduler_kept_original else f"list scheduling, {result.priority} priority"),
             ("lower bound", b.lower_bound, b.bound_reason)]
     for name, cycles, note in rows:
-        lines.append(f"  {name:<15} {cycles:>4} cycles" + (f"  ({note})" if note else ""))
+        word = "cycle " if cycles == 1 else "cycles"  # "1 cycle", the notes aligned
+        lines.append((f"  {name:<15} {cycles:>4} {word}" + (f"  ({note})" if note else "")).rstrip())
     verdict = [_compare(b.cycles, b.original_cycles, "the original"),
                _compare(b.cycles, b.scheduler_cycles, "schedcc")]
     gap = b.cycles - b.lower_bound
@@ -112,9 +116,9 @@ def format_block(b: BlockCheck, result: CheckResult, show_pipeline: bool) -> lis
         lines.append(f"  stall before cycle {b.issue[orig]}: #{orig} {b.dag.ops[orig].payload} {why}")
     if show_pipeline:
         t = result.target
-        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {b.cycles} cycles")
+        mine = diagram_for(b.dag, b.issue, b.order, t, f"your order: {plural(b.cycles, 'cycle')}")
         s = list_schedule_of(b, result)
-        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {s.makespan} cycles")
+        theirs = diagram_for(b.dag, s.cycle, s.order, t, f"schedcc's order: {plural(s.makespan, 'cycle')}")
         cols, first = max(mine.cycles, theirs.cycles), min(mine.first, theirs.first)
         lines += [""] + format_diagram(mine, cols, first=first).rstrip("\n").split("\n")
         lines += [""] + format_diagram(theirs, cols, first=first).rstrip("\n").split("\n")
@@ -137,7 +141,7 @@ def format_check(result: CheckResult, show_pipeline: bool = False) -> str:
         total = result.cycles
         best = sum(b.scheduler_cycles for b in result.blocks)
         bound = sum(b.lower_bound for b in result.blocks)
-        out.append(f"result: LEGAL; {total} cycles (schedcc {best}, lower bound {bound})")
+        out.append(f"result: LEGAL; {plural(total, 'cycle')} (schedcc {best}, lower bound {bound})")
     else:
         bad = sum(1 for b in result.blocks if not b.legal) + len(result.problems)
         out.append(f"result: ILLEGAL reordering ({_plural(bad, 'problem')}); exit status 1")

@@ -47,7 +47,8 @@ def present(args: argparse.Namespace, result, source, list_doc=None) -> int:
         doc["loops"] = loops_json(result)
         sys.stdout.write(dumps(doc))
     else:
-        sys.stdout.write(format_pipeline(result, show_code=not getattr(args, "no_code", False)))
+        sys.stdout.write(format_pipeline(result, show_code=not getattr(args, "no_code", False),
+                                         chosen=bool(getattr(args, "functions", None) or getattr(args, "blocks", None))))
         if args.explain:
             for res in result.loops:
                 sys.stdout.write("\n" + format_pipeline_explain(res))

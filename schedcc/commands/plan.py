@@ -87,8 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fw.add_argument("--attention", choices=ATTENTIONS, default=None,
                     help="attention kernel: fused (FlashAttention-2 class), QK^T, softmax, dropout, PV apart, "
                          "the 2023 Triton FlashAttention (llm-foundry's attn_impl: triton), or eager: unfused "
-                         "with the softmax as torch operators in fp32 (--no-masked-softmax-fusion) (default: the "
-                         "framework's first)")
+                         "with the softmax as torch operators in fp32 (--no-masked-softmax-fusion), or cudnn: cuDNN's "
+                         "fused attention (Transformer Engine's default on Hopper) (default: the framework's first)")
     overlap = fw.add_mutually_exclusive_group()
     overlap.add_argument("--grad-overlap", action="store_true",
                          help="reduce gradients under the backward that produces them (torch DDP's buckets)")

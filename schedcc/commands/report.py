@@ -8,7 +8,7 @@ import sys
 from schedcc.commands import outputs
 from schedcc.driver import schedule_program
 from schedcc.fileio import announce, check_outputs, is_standard_output, read_input, write_output
-from schedcc.errors import located
+from schedcc.errors import located, plural
 from schedcc.frontends import LANGS, parse_source
 from schedcc.sched.priority import PRIORITIES
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     # With -o - the page is standard output: the summary goes to standard error.
     out = sys.stderr if is_standard_output(args.output) else sys.stdout
     announce(f"wrote {args.output}: {blocks} block{'s' if blocks != 1 else ''}, "
-             f"{sum(r.makespan for r in result.blocks)} cycles scheduled, "
+             f"{plural(sum(r.makespan for r in result.blocks), 'cycle')} scheduled, "
              f"{sum(r.original_makespan for r in result.blocks)} in the original order", out)
     for note in notes:
         sys.stderr.write(f"note: {note}\n")

@@ -9,9 +9,10 @@ files asked for.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from schedcc.commands import _ascend, exact_opts, outputs, pipeline_opts
+from schedcc.commands import _ascend, exact_opts, outputs, pipeline_opts, select_opts
 from schedcc.errors import SchedccError, located
 from schedcc.fileio import announce, check_outputs, read_input
 from schedcc.frontends import LANGS, parse_source
@@ -84,6 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="check every schedule with the independent verifier (the default)")
     check.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the verifier (it takes about half the time of scheduling)")
+    select_opts.add_arguments(parser)
     pipeline_opts.add_arguments(parser)
     exact_opts.add_arguments(parser)
     _ascend.add_arguments(parser)
@@ -102,7 +104,8 @@ def job_options(args: argparse.Namespace):
     return Options(priority=args.priority, explain=args.explain, verify=args.verify is not False,
                    pipeline=pipeline_opts.wants_pipeline(args), modulo=args.modulo, tiles=args.tiles,
                    buffers=args.buffers, policy=args.policy, exact=args.exact,
-                   time_limit=limits.time_limit, workers=limits.workers, repair=args.repair)
+                   time_limit=limits.time_limit, workers=limits.workers, repair=args.repair,
+                   functions=tuple(args.functions), blocks=tuple(args.blocks))
 
 
 def check_options(args: argparse.Namespace, domain: str, target_name: str) -> None:
@@ -131,6 +134,12 @@ def check_options(args: argparse.Namespace, domain: str, target_name: str) -> No
         ("--no-repair", "repair", not pipelining and domain != "cluster",
          "turns off the list scheduler's repair rounds, which --pipeline and training steps do not run"),
     ])
+    if domain != "cpu" and (args.functions or args.blocks):
+        option = "--function" if args.functions else "--block"
+        from schedcc.commands.values import option_error
+        raise option_error(args, option, f"{option} chooses blocks of an instruction program (a CPU target); "
+                           f"target '{target_name}' is {'an Ascend' if domain == 'ascend' else 'a cluster'} model",
+                           value=False)
     if domain == "cpu":
         _ascend.check_options(args)
     elif domain == "cluster" and args.emit_timeline:
@@ -149,8 +158,9 @@ def run(args: argparse.Namespace) -> int:
         source = parse_source(text, name, args.lang)
         target = load_model(args)
         check_options(args, target.domain, args.target)
-        if not any(b.instrs for _, b in source.program.blocks()):
-            sys.stderr.write(f"note: {name} has no instructions\n")
+        chosen = select_opts.selection(args, source.program)
+        if not any(b.instrs for f, b in source.program.blocks() if chosen is None or chosen.wants(f.name, b.label)):
+            sys.stderr.write(f"note: {name} has no instructions" + (" in the blocks chosen\n" if chosen else "\n"))
         result = run_job(Job(source, target, job_options(args)))
         return _PRESENTERS[result.domain](args, result, name)
 
@@ -171,9 +181,9 @@ def _present_cpu(args: argparse.Namespace, result, name: str) -> int:
     if args.output:
         write_output(args.output, result.job.source.render(blocks.scheduled_program()), inputs)
     if args.emit_dag:
-        from schedcc.viz.dag_dot import results_to_dot, write_dag_picture
-        title = f"{name} on {blocks.target.name}: dependence DAG (red: critical path)"
-        note = write_dag_picture(results_to_dot(blocks.blocks, title), args.emit_dag, inputs)
+        from schedcc.viz.dag_dot import write_block_pictures
+        title = f"{os.path.basename(name)} on {blocks.target.name}: dependence DAG (red: critical path)"
+        note = write_block_pictures(blocks.blocks, args.emit_dag, title, inputs)
         if note:
             notes.append(note)
     if args.emit_pipeline:

@@ -96,7 +96,7 @@ def size(name: str) -> Callable[[str], int]:
 ITERATIONS = whole(1, 16, "steps simulated; a step reaches its steady state in two or three, and each one "
                           "unrolls the whole step again")
 def _mib():
-    from schedcc.training.policies import MIB_RANGE, MIB_WHY
+    from schedcc.training.limits import MIB_RANGE, MIB_WHY
     return real(*MIB_RANGE, MIB_WHY)
 
 

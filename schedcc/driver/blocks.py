@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from schedcc.dag import build_dag
 from schedcc.ir import Block, Function, Program
+from schedcc.frontends.select import Selection
 from schedcc.problem import SchedGraph
 from schedcc.sched import Bound, Schedule
 from schedcc.sched.cpsat import Limits
@@ -30,9 +31,10 @@ from schedcc.sched.solve import ListStrategy, Strategy, solve
 from schedcc.sim import InOrderResult, simulate_in_order, simulate_order
 from schedcc.target import Target, check_opcodes, load_target
 from schedcc.verifier import verify
+from schedcc.verifier.problem import own_schedule
 
 
-@dataclass
+@dataclass(repr=False)
 class BlockResult:
     function: Function
     block: Block
@@ -59,15 +61,26 @@ class BlockResult:
     def saved(self) -> int:
         return self.original_makespan - self.makespan
 
+    def __repr__(self) -> str:
+        return (f"<BlockResult {self.function.name}/{self.block.label}: {len(self.block.instrs)} instrs, "
+                f"{self.makespan} cycles (original {self.original_makespan}, bound {self.bound.value})"
+                f"{'' if self.verified else ', not verified'}>")
+
     def scheduled_block(self) -> Block:
         return replace(self.block, instrs=tuple(self.block.instrs[i] for i in self.schedule.order))
 
 
-@dataclass
+@dataclass(repr=False)
 class ProgramResult:
     program: Program
     target: Target
     blocks: list[BlockResult]
+
+    def __repr__(self) -> str:
+        n = len(self.blocks)
+        return (f"<ProgramResult on {self.target.name}: {n} block{'' if n == 1 else 's'}, "
+                f"{sum(r.makespan for r in self.blocks)} cycles (original "
+                f"{sum(r.original_makespan for r in self.blocks)})>")
 
     def scheduled_program(self) -> Program:
         """The program with every block in its scheduled order."""
@@ -96,7 +109,8 @@ def schedule_block(function: Function, block: Block, target: Target, priority: s
     if schedule.exact is not None:
         schedule = _exact_extras(dag, target, schedule, explain)
     if do_check:
-        verify(block, target, schedule.cycle, schedule.unit)
+        with own_schedule():  # schedcc's schedule: a violation is a bug in schedcc
+            verify(block, target, schedule.cycle, schedule.unit)
     listed = schedule.exact.heuristic if schedule.exact is not None else schedule
     original = getattr(listed, "original", None)  # the list scheduler compared with it already
     if original is None or original.graph is not dag:
@@ -126,16 +140,18 @@ def _exact_extras(dag: SchedGraph, target: Target, schedule: Schedule, explain: 
 def schedule_program(program: Program, target: Target | str, priority: str = "critical-path",
                      explain: bool = False, check: bool | None = None,
                      strategy: Strategy | None = None, exact: Limits | None = None,
-                     repair: bool = True) -> ProgramResult:
+                     repair: bool = True, select: Selection | None = None) -> ProgramResult:
     """Schedule every block of *program* on *target* and verify each schedule.
 
     With *exact* (:class:`~schedcc.sched.cpsat.Limits`) every block is also solved
-    exactly (``BlockResult.exact``). Raises :class:`~schedcc.errors.SchedccError` for
+    exactly (``BlockResult.exact``). With *select* (:func:`schedcc.frontends.select.select`: ``--function``,
+    ``--block``) only the blocks chosen are scheduled; ``scheduled_program`` keeps the others
+    as they are. Raises :class:`~schedcc.errors.SchedccError` for
     an opcode the target does not know, :class:`~schedcc.verifier.VerificationError` if a schedule is wrong
     (a bug in schedcc, never in the input).
     """
     target = load_target(target)  # a library entry point: a model's name works too
     check_opcodes(program, target)
     results = [schedule_block(f, b, target, priority, explain, check, strategy, exact, repair)
-               for f, b in program.blocks()]
+               for f, b in program.blocks() if select is None or select.wants(f.name, b.label)]
     return ProgramResult(program, target, results)

@@ -56,6 +56,8 @@ class Options:
     time_limit: float = 10.0          # exact: the solver's limit per problem, seconds (docs/exact.md)
     workers: int = 1                  # exact: solver threads (any count stays deterministic)
     repair: bool = True               # the list scheduler's repair rounds (cpu)
+    functions: tuple[str, ...] = ()   # cpu: only these functions (--function; empty: all)
+    blocks: tuple[str, ...] = ()      # cpu: only these blocks, and the loops holding them (--block)
 
     def limits(self):
         """The exact solver's :class:`~schedcc.sched.cpsat.Limits` (raises on a bad time limit)."""
@@ -76,7 +78,7 @@ class Job:
         return self.source.program
 
 
-@dataclass
+@dataclass(repr=False)
 class JobResult:
     """What :func:`run_job` returns: the domain and that domain's results."""
 
@@ -86,6 +88,10 @@ class JobResult:
     loops: Any = None       # cpu with pipeline: PipelineResult
     ascend: Any = None      # ascend: AscendResult
     step: Any = None        # cluster: StepResult
+
+    def __repr__(self) -> str:
+        parts = [repr(x) for x in (self.blocks, self.loops, self.ascend, self.step) if x is not None]
+        return f"<JobResult {self.domain}: {', '.join(parts)}>"
 
     def exact_results(self) -> list[tuple[str, Any]]:
         """With ``exact``: (name, :class:`~schedcc.sched.exact.ExactInfo`) of every block or
@@ -111,15 +117,20 @@ def _run_cpu(job: Job) -> JobResult:
     opts = job.options
     check_opcodes(job.program, job.target)
     limits = opts.limits() if opts.exact else None
+    chosen = None
+    if opts.functions or opts.blocks:
+        from schedcc.frontends.select import select
+        chosen = select(job.program, opts.functions, opts.blocks)
     blocks = schedule_program(job.program, job.target, priority=opts.priority, explain=opts.explain,
-                              check=opts.verify, exact=limits, repair=opts.repair)
+                              check=opts.verify, exact=limits, repair=opts.repair, select=chosen)
     loops = None
     if opts.pipeline:
         from schedcc.driver.loops import pipeline_source
         before = None  # the loop bodies' list schedules, when they are the ones the pipeliner compares with
         if opts.priority == "critical-path" and opts.repair and limits is None:
             before = {(r.function.name, r.block.label): r.schedule.makespan for r in blocks.blocks}
-        loops = pipeline_source(job.source, job.target, algorithm=opts.modulo, exact=limits, before=before)
+        loops = pipeline_source(job.source, job.target, algorithm=opts.modulo, exact=limits, before=before,
+                                select=chosen)
     return JobResult(job, "cpu", blocks=blocks, loops=loops)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from schedcc.errors import SchedccError
 from schedcc.frontends.source import Source
+from schedcc.frontends.select import Selection
 from schedcc.sched.cpsat import Limits
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.pipeliner import PipelineResult, pipeline_program
@@ -29,14 +30,16 @@ from schedcc.target import Target, load_target
 
 def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims",
                     accept: AcceptFunction | None = None, exact: Limits | None = None,
-                    before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
+                    before: dict[tuple[str, str], int] | None = None,
+                    select: Selection | None = None) -> PipelineResult:
     """Pipeline every loop of a parsed program in its own language (``source.lang``):
     ``text`` of the result is the pipelined program as schedcc IR, LLVM IR or assembly.
-    *exact* and *before* as for :func:`~schedcc.swp.pipeliner.pipeline_program`."""
+    *exact* and *before* as for :func:`~schedcc.swp.pipeliner.pipeline_program`; *select*
+    (``--function``, ``--block``): only the loops chosen (:meth:`Selection.wants_loop`)."""
     tgt = load_target(target)
     if source.lang == "ll":
         from schedcc.swp.llvm_pipeline import pipeline_llvm
-        return pipeline_llvm(source, tgt, algorithm, accept, exact=exact)
+        return pipeline_llvm(source, tgt, algorithm, accept, exact=exact, select=select)
     if source.lang == "asm":
         if exact is not None:
             raise SchedccError("--pipeline --exact takes schedcc IR or LLVM IR: in assembly the pipeliner "
@@ -45,5 +48,5 @@ def pipeline_source(source: Source, target: Target | str, algorithm: str = "ims"
                                notes=["drop --exact for the heuristic's pipelined assembly, or pipeline the "
                                       "compiler's LLVM IR (clang -S -emit-llvm) with --exact"])
         from schedcc.swp.asm_pipeline import pipeline_asm
-        return pipeline_asm(source, tgt, algorithm, accept)
-    return pipeline_program(source.program, tgt, algorithm, accept, exact, before)
+        return pipeline_asm(source, tgt, algorithm, accept, select=select)
+    return pipeline_program(source.program, tgt, algorithm, accept, exact, before, select=select)

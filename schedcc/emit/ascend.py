@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedcc.errors import plural
 from schedcc.ascend.deps import COMPLETE
 from schedcc.ascend.kernel import KernelResult
 from schedcc.ir import format_instr
@@ -117,14 +118,14 @@ def format_summary(k: KernelResult) -> str:
         return (f"{k.function.name} / {k.block.label}: {n} scalar instruction{'s' if n != 1 else ''}, "
                 f"{makespan} cycle{'s' if makespan != 1 else ''}; no synchronisation needed")
     lines = [f"{k.function.name} / {k.block.label}: {n} instruction{'s' if n != 1 else ''} on {k.target.name}",
-             f"  makespan {makespan} cycles ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
+             f"  makespan {plural(makespan, 'cycle')} ({k.model.cycles_to_us(makespan):.3f} us at {clock:g} GHz); "
              f"serial (no overlap) {k.serial_cycles}; bound {k.bound} (busiest pipe {k.bottleneck})"]
     if k.exact is not None:
         from schedcc.emit.exact_out import exact_line
         lines.append("  " + exact_line(k.exact))
     elif k.schedule.input_order:
         lines.append(f"  the instructions issue in the order written, kept: the list schedule took "
-                     f"{k.schedule.list_makespan} cycles")
+                     f"{plural(k.schedule.list_makespan, 'cycle')}")
     if k.tile_count > 1:
         lines.append(f"  per tile ({k.tile_count} tiles unrolled): {k.cycles_per_tile:.1f} cycles; "
                      f"bound {k.bound_per_tile:g}")
@@ -228,10 +229,10 @@ def format_pipelined(p) -> str:
     busy = p.busy
     bottleneck = max(busy, key=lambda u: busy[u])
     model = p.kernel.model
-    lines = [f"{p.function.name} / {p.label}: tile loop modulo-scheduled ({ms.algorithm}): II {p.ii} cycles "
+    lines = [f"{p.function.name} / {p.label}: tile loop modulo-scheduled ({ms.algorithm}): II {plural(p.ii, 'cycle')} "
              f"per tile (MII {ms.mii.value}; bound {p.bound}, busiest pipe {bottleneck}), {p.stages} stages",
              "  buffers per tile from lifetimes (BUFFER_NUM): " + ", ".join(
-                 f"{r} {c} ({p.lifetimes[r]} cycles)" for r, c in p.copies.items()),
+                 f"{r} {c} ({plural(p.lifetimes[r], 'cycle')})" for r, c in p.copies.items()),
              "  " + ", ".join(f"{b} {_size(u)} of {_size(model.buffers[b].capacity)}"
                               for b, u in p.usage.items() if u)]
     if p.rejected:
@@ -240,7 +241,7 @@ def format_pipelined(p) -> str:
         if len(p.rejected) > len(shown):
             lines.append(f"  ... and {len(p.rejected) - len(shown)} more II values")
     k = p.kernel
-    lines.append(f"  as code for {k.tile_count} tiles: {k.simulated_makespan} cycles, "
+    lines.append(f"  as code for {k.tile_count} tiles: {plural(k.simulated_makespan, 'cycle')}, "
                  f"{k.cycles_per_tile:.1f} per tile including filling and draining the pipes")
     return "\n".join(lines)
 
@@ -296,7 +297,7 @@ def format_loop(lk) -> str:
     lines = [f"{lk.function.name} / {lk.label} as a loop: {lk.unroll} tile{'s' if lk.unroll != 1 else ''} "
              f"per iteration, buffers {copies}",
              f"  steady state {lk.cycles_per_tile:.1f} cycles per tile ({lk.iterations} iterations run back "
-             f"to back by the checker: {lk.check.makespan} cycles)",
+             f"to back by the checker: {plural(lk.check.makespan, 'cycle')})",
              f"  flags within an iteration: {len(s.flags)} (from {s.flags_before} cross-pipe dependences); "
              f"across the back edge: {len(lk.carried)} (from {lk.carried_before}), each set once before "
              "the loop and waited for once after it",

@@ -28,6 +28,7 @@ from Python::
 
 from __future__ import annotations
 
+from schedcc.errors import plural
 from schedcc.problem import SchedGraph
 from schedcc.sched.priority import PRIORITY_HELP
 
@@ -141,7 +142,9 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
             span = str(previous + 1) if step.cycle == previous + 2 else f"{previous + 1}-{step.cycle - 1}"
             rows.append([span, "-", "(nothing ready: stall)", _waiting(last_waiting)])
         previous = step.cycle
-        ready = " ".join(f"#{n} ({p:g})" for n, p in step.ready[:LIST_SHOWN]) or "-"
+        joined = dict(step.joined)   # ready in the cycle, after a predecessor issued at latency 0
+        ready = " ".join(f"#{n} ({p:g}" + (f"; +0 after #{joined[n]})" if n in joined else ")")
+                         for n, p in step.ready[:LIST_SHOWN]) or "-"
         if len(step.ready) > LIST_SHOWN:
             ready += f" ... ({len(step.ready) - LIST_SHOWN} more)"
         many_units = len(target.units) > 1
@@ -156,6 +159,10 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
             notes.append(f"cycle {step.cycle}: #{n} is ready but held: {why}")
         if len(held) > LIST_SHOWN:
             notes.append(f"cycle {step.cycle}: {len(held) - LIST_SHOWN} more are ready but held")
+        for n, pred in step.joined:
+            if n in dict(step.picked):
+                notes.append(f"cycle {step.cycle}: #{n} became ready when #{pred} issued (latency 0) and issued "
+                             "in the same cycle")
         last_waiting = step.waiting
     out += _indent(_table(rows, ["cycle", "ready list (priority)", "issue", "not ready yet (until cycle)"],
                           frozenset({0})))
@@ -164,7 +171,7 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
 
     # 4. The final order.
     if s.input_order:
-        out.append(f"4. The list schedule above takes {s.list_makespan} cycles, but the original order issued in")
+        out.append(f"4. The list schedule above takes {plural(s.list_makespan, 'cycle')}, but the original order issued in")
         out.append(f"   order takes {s.makespan}: schedcc never returns a schedule worse than the order given,")
         out.append("   so it keeps the original order:")
     else:
@@ -174,7 +181,7 @@ def format_walkthrough(res, target, pipeline: bool = True) -> str:
     if exact is None:
         out.append("   " + summary_line(res))
     else:
-        out.append(f"   the list schedule takes {s.makespan} cycles (lower bound {res.bound.value})")
+        out.append(f"   the list schedule takes {plural(s.makespan, 'cycle')} (lower bound {res.bound.value})")
     out.append("")
 
     # 5. On the pipeline.

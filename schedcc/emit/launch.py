@@ -136,8 +136,8 @@ def _megatron_rows(L: Launch) -> list[tuple[str, object]]:
         ("--seq-length", m.seq), ("--max-position-embeddings", m.seq),
         ("--swiglu", m.gated), ("--untie-embeddings-and-output-weights", not m.tied_embeddings),
         ("--bf16", True),
-        ("--attention-backend", {"eager": "unfused"}.get(L.settings.attention, L.settings.attention)
-         if L.settings.attention in ("flash", "unfused", "eager") else None),
+        ("--attention-backend", {"eager": "unfused", "cudnn": "fused"}.get(L.settings.attention, L.settings.attention)
+         if L.settings.attention in ("flash", "unfused", "eager", "cudnn") else None),
         ("--no-masked-softmax-fusion", L.settings.attention == "eager"),
         ("--attention-softmax-in-fp32", L.settings.attention == "eager"),
         ("--tensor-model-parallel-size", c.tp), ("--pipeline-model-parallel-size", c.pp), vpp,

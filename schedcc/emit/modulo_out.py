@@ -117,7 +117,7 @@ def format_loop(res: LoopResult, target, show_code: bool = True) -> str:
     lines.append(f"  {bound_text(res)}")
     registers = res.registers_text or (f"registers after modulo variable expansion {p.registers} "
                                        f"(kernel unrolled {p.unroll}x)")
-    lines.append(f"  stages {s.stages} (one iteration takes {s.length} cycles); MaxLive {p.max_live}; {registers}")
+    lines.append(f"  stages {s.stages} (one iteration takes {plural(s.length, 'cycle')}); MaxLive {p.max_live}; {registers}")
     before = res.cycles_before
     speed = f": {before / s.ii:.2f}x faster" if s.ii else ""
     lines.append(f"  cycles per iteration: {before} before (list-scheduled, one iteration at a time), "
@@ -151,12 +151,14 @@ def _heuristic_name(s) -> str:
     return h.algorithm if h is not None else "the heuristic"
 
 
-def format_pipeline(result: PipelineResult, show_code: bool = True) -> str:
+def format_pipeline(result: PipelineResult, show_code: bool = True, chosen: bool = False) -> str:
+    """The pipelining report; *chosen*: only the loops ``--function``/``--block`` chose were looked at."""
     t = result.target
     units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
     out = [f"target {t.name}: issue width {t.issue_width}; units {units}", ""]
     if not result.loops:
-        out.append("no loops found (a loop is a block that branches back to itself or to an earlier block)")
+        out.append("no loop holds the blocks chosen (--function, --block)" if chosen else
+                   "no loops found (a loop is a block that branches back to itself or to an earlier block)")
     for res in result.loops:
         out.append(format_loop(res, t, show_code))
         out.append("")
@@ -190,7 +192,7 @@ def format_pipeline_explain(res: LoopResult) -> str:
     longest = max(p.lifetime.items(), key=lambda kv: kv[1], default=None)
     if longest is not None:
         n, length = longest
-        lines.append(f"  registers: the longest lifetime is {length} cycles (#{n} {_instr(res, n)}), so the kernel "
+        lines.append(f"  registers: the longest lifetime is {plural(length, 'cycle')} (#{n} {_instr(res, n)}), so the kernel "
                      f"is unrolled ceil({length}/{s.ii}) = {p.unroll} times for modulo variable expansion")
     return "\n".join(lines) + "\n"
 

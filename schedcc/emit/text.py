@@ -13,6 +13,7 @@ Example::
 
 from __future__ import annotations
 
+from schedcc.errors import plural
 from schedcc.dag import edge_text
 from schedcc.driver import BlockResult, ProgramResult
 
@@ -113,6 +114,6 @@ def format_program(result: ProgramResult) -> str:
     if len(result.blocks) > 1:
         total = sum(r.makespan for r in result.blocks)
         orig = sum(r.original_makespan for r in result.blocks)
-        parts.append(f"all blocks: {total} cycles scheduled, {orig} in the original order "
+        parts.append(f"all blocks: {plural(total, 'cycle')} scheduled, {orig} in the original order "
                      f"(sum of block makespans)")
     return "\n".join(parts).rstrip() + "\n"

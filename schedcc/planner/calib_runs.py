@@ -65,8 +65,9 @@ FRAMEWORK_KEYS = {f.name for f in fields(Settings)} - {"explicit"}
 
 # What a file may say of the framework (a calibration run's ``framework`` table), checked as
 # ``schedcc plan``'s options are (commands/plan.py reads the same ranges and choices).
-ATTENTIONS = ("flash", "unfused", "triton", "eager")
-SETTING_FLAGS = ("grad_overlap", "param_gather_overlap", "fp32_params", "tp_cross_node", "expandable_segments")
+ATTENTIONS = ("flash", "unfused", "triton", "eager", "cudnn")
+SETTING_FLAGS = ("grad_overlap", "param_gather_overlap", "fp32_params", "tp_cross_node", "expandable_segments",
+                 "tp_async_allreduce")
 SETTING_RANGES = {
     "bucket_elements": (0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),
     "grad_bytes": (2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),
@@ -345,7 +346,10 @@ def _model(r: dict) -> ModelSpec:
 def _candidate(model: ModelSpec, gpus: int, batch: int, config: str, settings: Settings) -> Candidate:
     """The one configuration *config* names, defaults filled in as a run of that software had
     them (1F1B with pp > 1, no ZeRO, no recomputation, no sequence parallelism, no overlap),
-    checked by the planner's rules."""
+    checked by the planner's rules, its layers laid out as the run's framework (*settings*) lays
+    them out: even stages where it has no uneven ones (``uneven_stages = false``: DeepSpeed's
+    pipeline engine, whose Megatron-DeepSpeed models partition by ``type:transformer``), else
+    the trim :func:`~.score.choose_trim` picks, unless *config* gives one."""
     fix = parse_fix(config)
     if "dp" not in fix and not all(k in fix for k in ("tp", "pp")):
         raise SchedccError("config must give tp and pp (and dp when cp is not 1)",
@@ -356,6 +360,8 @@ def _candidate(model: ModelSpec, gpus: int, batch: int, config: str, settings: S
             else "none", **fix}
     if "dp" not in full:
         full["dp"] = gpus // (full["tp"] * full["pp"] * full["cp"])
+    if "trim" not in full and not framework(settings.framework).uneven_stages:
+        full["trim"] = 0
     try:
         space = enumerate_space(model, gpus, batch, 1 << 30, full, attention=settings.attention)
     except SchedccError as err:   # the rule that refused it, in the words of this file

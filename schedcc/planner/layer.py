@@ -20,10 +20,10 @@ channel:
   runs ahead (FSDP's prefetch, at most two layers held). Under a pipeline
   schedule FSDP gathers once per step: level 2's (:mod:`schedcc.planner.pipe`).
 
-Dependences carry data only, so a backward all-reduce runs under the weight
-gradients that do not need it, a prefetched gather under the previous
-layer's compute: the list scheduler (:func:`schedcc.sched.solve.solve`) finds
-that overlap, nothing multiplies it in. Full recomputation puts the layer's
+Dependences carry data only, so a backward all-reduce runs under the weight gradients that
+do not need it (Megatron-LM's async all-reduce; ``tp_async_allreduce = False``: after them),
+a prefetched gather under the previous layer's compute: the list scheduler
+(:func:`schedcc.sched.solve.solve`) finds that overlap, nothing multiplies it in. Full recomputation puts the layer's
 forward again in front of its backward; selective recomputation the
 attention scores (unfused kernels; a fused kernel recomputes them anyway).
 
@@ -97,6 +97,7 @@ class _Layer:
         self.gsize = dict(ranks=tp, stride=1)
         self.dp_group = dict(ranks=cand.dp * cand.cp, stride=tp)
         self.cp_stride = tp if cluster.placement(cand.cp, tp)[1] == 1 else cluster.devices_per_node  # CP ring over nodes: NIC
+        self.wait = () if settings.tp_async_allreduce else ("w_fc1", "w_qkv", "w_head")  # input grads' AR after
 
     # -- pricing -----------------------------------------------------------------------
     def gemm(self, m, n, k, batch=1):
@@ -190,7 +191,7 @@ class _Layer:
             ops.append(LOp(name, stream, dur, tuple(deps), kind))
             return name
 
-        sp = c.sp and tp > 1
+        sp, wait = c.sp and tp > 1, self.wait
         g = op("d_out", "compute", self.stream(tok * h / T, 5 + drop), start)
         if sp:
             g = op("b_ag2", "tp", self.coll("allgather", self.act), g)
@@ -204,7 +205,7 @@ class _Layer:
             win = op("b_ag_in2", "tp", self.coll("allgather", self.act), start)
         op("w_fc1", "compute", self.gemm(h, nf, tok), g, win, wg)
         if tp > 1:
-            gin = op("b_rs2" if sp else "b_ar2", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), gin)
+            gin = op("b_rs2" if sp else "b_ar2", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), gin, *wait[:1])
         g = op("d_ln2", "compute", self.stream(tok * h / T, 6), gin)
         g2 = op("d_add1", "compute", self.stream(tok * h / T, 5 + drop), g)
         if sp:
@@ -219,7 +220,7 @@ class _Layer:
             win = op("b_ag_in1", "tp", self.coll("allgather", self.act), start)
         op("w_qkv", "compute", self.gemm(h, nq, tok), g, win, "w_proj")
         if tp > 1:
-            gin = op("b_rs1" if sp else "b_ar1", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), gin)
+            gin = op("b_rs1" if sp else "b_ar1", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), gin, *wait[1:2])
         op("d_ln1", "compute", self.stream(tok * h / T, 6), gin, "d_add1")
         op("dx", "compute", 0.0, "d_ln1", "w_qkv")
         return ops
@@ -286,7 +287,7 @@ class _Layer:
         op("w_head", "compute", self.gemm(h, v, tok), g)
         g = op("d_logits", "compute", self.gemm(tok, h, v), g)
         if tp > 1:
-            g = op("head_rs" if sp else "head_ar", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), g)
+            g = op("head_rs" if sp else "head_ar", "tp", self.coll("reduce_scatter" if sp else "allreduce", self.act), g, *self.wait[2:])
         op("d_final_ln", "compute", self.stream(tok * h / T, 6), g, "w_head")
         return ops
 
@@ -490,9 +491,8 @@ class LayerSchedules:
 
 
 def chunk_times(model, cand, settings, cluster, layers: int, first: bool = False, last: bool = False) -> ChunkTimes:
-    """Forward and backward seconds of a chunk of *layers* layers for one microbatch (module
-    docstring), with the embedding when *first* and the output layer when *last*. A search
-    shares a :class:`LayerSchedules` between its candidates instead."""
+    """Forward and backward seconds of a chunk of *layers* layers for one microbatch (module docstring),
+    with the embedding when *first* and the output layer when *last* (a search shares LayerSchedules)."""
     return LayerSchedules(model, cand, settings, cluster).chunk(layers, first, last)
 
 

@@ -77,7 +77,7 @@ from schedcc.planner import fix as _fix
 from schedcc.planner.fix import OVERLAPS, RECOMPUTE, SCHEDULES, check_framework  # noqa: F401
 from schedcc.planner.frameworks import DEFAULT, SETTING_KEYS, framework
 
-ATTENTION = ("flash", "unfused", "triton", "eager")
+ATTENTION = ("flash", "unfused", "triton", "eager", "cudnn")
 MICROBATCHES = (1, 2, 4)         # microbatch sizes searched (those the batch allows); --fix for others
 VIRTUAL_MAX = 8                  # interleaving depths searched: 2..8 that divide a stage's layers
 MIN_STAGE_LAYERS = 4             # a pipeline stage holds at least this many layers (search default)
@@ -156,6 +156,9 @@ class Settings:
     optimizer_bytes: int | None = None  # optimizer state per parameter before sharding (12: fp32 Adam + master)
     tp_cross_node: bool = False       # let tensor parallelism span nodes
     expandable_segments: bool = False  # the allocator's expandable segments: no fragmentation (memory.FRAGMENTATION)
+    tp_async_allreduce: bool = True   # the input gradient's tensor-parallel all-reduce runs under the weight-gradient
+    #                                   GEMM (Megatron-LM's async all-reduce); False: after it, as autograd orders
+    #                                   copy_to_tensor_model_parallel_region + F.linear (BigScience's 2022 fork)
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from schedcc.frontends.source import Source
 from schedcc.driver.loops import pipeline_source
 from schedcc.swp.pipeliner import pipeline_program
-from schedcc.viz.kernel import kernel_bars
+from schedcc.viz.kernel import kernel_bars, kernel_title
 from schedcc.viz.timeline import timeline_svg
 
 
@@ -59,6 +59,6 @@ def kernel_pictures(program, target, source_path: str | None = None) -> tuple[li
         summary = (f"one iteration every {s.ii} cycles instead of every {res.cycles_before} "
                    f"(ResMII {s.mii.res.value}, RecMII {s.mii.rec.value}); at most "
                    f"{res.pressure.max_live} values live; {registers}")
-        svg = timeline_svg(bars, lanes, title=f"{title} on {result.target.name}", time_unit="cycles")
+        svg = timeline_svg(bars, lanes, title=kernel_title(res, result.target), time_unit="cycles")
         pictures.append(KernelPicture(title, svg, summary))
     return pictures, "; ".join(skipped)

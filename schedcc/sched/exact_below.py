@@ -40,6 +40,7 @@ from schedcc.sched.lifetimes import stage_schedule
 from schedcc.sched.modulo import AcceptFunction, Attempt, ModuloSchedule
 from schedcc.sched.modulo_relax import component_stage_bound, timeline_model
 from schedcc.verifier import verify_modulo
+from schedcc.verifier.problem import own_schedule
 
 BUDGET = Limits(2.0)  # per II: CP-SAT's deterministic seconds (the CPU stop is 1.5x that, plus 0.5 s)
 TRIES = 2             # IIs tried, from the MII up
@@ -68,7 +69,8 @@ def exact_below(graph: SchedGraph, heuristic: ModuloSchedule | None, top: int | 
         cycle, unit = found
         shift = min(cycle.values(), default=0) // ii * ii
         cycle, moved = stage_schedule(graph, ii, {n: t - shift for n, t in cycle.items()})
-        verify_modulo(graph, ii, graph.by_key(cycle), graph.by_key(unit), width)
+        with own_schedule():
+            verify_modulo(graph, ii, graph.by_key(cycle), graph.by_key(unit), width)
         attempts.append(Attempt(ii, "feasible (CP-SAT)"))
         sched = ModuloSchedule(graph, ii, graph.by_key(cycle), graph.by_key(unit), "cp-sat", bounds, width,
                                attempts, moved)

@@ -245,6 +245,9 @@ def _schedule(graph: SchedGraph, priority, explain: bool, jitter: list[float] | 
                 if remaining[s] == 0:
                     if earliest[s] <= cycle:  # zero-latency edge: ready this very cycle
                         make_ready(s, key(s))
+                        if steps is not None:
+                            step.ready.append((s, prio[s]))
+                            step.joined.append((s, n))
                     else:
                         heapq.heappush(pending, (earliest[s], key(s), s))
         any_ready = bool(nonempty)

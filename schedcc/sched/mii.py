@@ -56,8 +56,14 @@ if TYPE_CHECKING:  # numpy and networkx load on first use (start-up time of the 
 
 @dataclass(frozen=True)
 class ResBound:
+    """The ResMII (``value``), why in words (``reason``), and the resource that sets it:
+    ``units`` (the unit instances whose work sets it, or the unit one long operation keeps
+    busy), ``held`` (an extra resource, as ``also`` names it), neither: the issue width."""
+
     value: int
     reason: str
+    units: tuple[str, ...] = ()
+    held: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,20 +108,20 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
     work: dict[frozenset, int] = {}
     count: dict[frozenset, int] = {}
     extra: dict[str, int] = {}
-    longest = (1, "")
+    longest: tuple[int, str, tuple[str, ...], str] = (1, "", (), "")
     for op in graph.ops:
         units = frozenset(op.units or ("ISSUE",))
         occ = op.occupancy
         work[units] = work.get(units, 0) + occ
         count[units] = count.get(units, 0) + 1
         if occ > longest[0]:
-            longest = (occ, f"one operation keeps its unit busy {occ} cycles")
+            longest = (occ, f"one operation keeps its unit busy {occ} cycles", tuple(sorted(units)), "")
         for res, cycles in op.also:
             extra[res] = extra.get(res, 0) + cycles
             if cycles > longest[0]:
-                longest = (cycles, f"one operation holds {res} {cycles} cycles")
+                longest = (cycles, f"one operation holds {res} {cycles} cycles", (), res)
     if longest[0] > best.value:
-        best = ResBound(longest[0], longest[1])
+        best = ResBound(longest[0], longest[1], longest[2], longest[3])
     # Close the unit sets under union: operations confined to the union of two
     # sets compete for it too (ALU0/ALU1 work counts against ALU0-ALU3).
     sets = unit_set_unions(work, 256)
@@ -126,12 +132,12 @@ def res_mii(graph: SchedGraph | nx.DiGraph, issue_width: int | None = None,
         if bound > best.value:
             names = "/".join(sorted(u))
             best = ResBound(bound, f"units {names}: {ops} operations need {total} unit-cycles per iteration "
-                                   f"on {len(u)} unit{'s' if len(u) != 1 else ''}")
+                                   f"on {len(u)} unit{'s' if len(u) != 1 else ''}", tuple(sorted(u)))
     caps = {**dict(graph.machine.capacity), **(capacity or {})}
     for res, cycles in extra.items():
         bound = math.ceil(cycles / caps.get(res, 1))
         if bound > best.value:
-            best = ResBound(bound, f"{res}: held {cycles} cycles per iteration")
+            best = ResBound(bound, f"{res}: held {cycles} cycles per iteration", (), res)
     return best
 
 

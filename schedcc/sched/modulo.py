@@ -85,7 +85,7 @@ class Attempt:
     evictions: int = 0
 
 
-@dataclass
+@dataclass(repr=False)
 class ModuloSchedule:
     """A modulo schedule: ``cycle[n]`` (flat, first iteration, >= 0) and ``unit[n]`` per node.
 
@@ -123,6 +123,10 @@ class ModuloSchedule:
     @property
     def stages(self) -> int:
         return max((c // self.ii for c in self.cycle.values()), default=0) + 1
+
+    def __repr__(self) -> str:
+        return (f"<ModuloSchedule {self.algorithm}: II {self.ii} (MII {self.mii.value}, "
+                f"{self.mii.bound_by}), {self.stages} stages, {len(self.cycle)} ops>")
 
     @property
     def length(self) -> int:

@@ -27,9 +27,12 @@ class Step:
     picked: list[tuple[int, str]]           # (node, unit)
     waiting: list[tuple[int, int, str]]     # (node, earliest cycle, because)
     blocked: list[tuple[int, str]]          # ready but no unit or issue slot free: (node, why)
+    # ready during the cycle, after a predecessor issued in it over a latency-0 edge (a WAR):
+    # (node, that predecessor); they are in ``ready`` too, after the ones ready at its start
+    joined: list[tuple[int, int]] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(repr=False)
 class Schedule:
     """An issue cycle and a unit for every node of ``graph``.
 
@@ -64,6 +67,13 @@ class Schedule:
     def dag(self) -> SchedGraph:
         """The graph (the name older code used)."""
         return self.graph
+
+    def __repr__(self) -> str:
+        how = self.priority_name or "schedule"
+        if self.exact is not None:
+            how = "exact"
+        kept = ", the input order kept" if self.input_order else ""
+        return f"<Schedule {how}: {len(self.cycle)} ops in {self.makespan} cycles{kept}>"
 
     @property
     def makespan(self) -> int:

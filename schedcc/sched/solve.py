@@ -38,6 +38,7 @@ from schedcc.sched.bounds import Bound, lower_bound
 from schedcc.sched.list_scheduler import list_schedule
 from schedcc.sched.priority import PriorityFunction
 from schedcc.verifier import verify_modulo, verify_schedule
+from schedcc.verifier.problem import own_schedule
 
 # A domain's refinement: given the graph and its schedule, a new graph to schedule
 # again, or None when the schedule stands. Each call must make progress.
@@ -88,7 +89,7 @@ class ModuloStrategy:
                       dict(self.options).get("capacity"))
 
 
-@dataclass
+@dataclass(repr=False)
 class Solved:
     """A graph with its schedule: what every domain's result is built on."""
 
@@ -97,6 +98,11 @@ class Solved:
     bound: Bound | None
     verified: bool
     rounds: int = 1          # schedules made (more than 1 when the domain refined the graph)
+
+    def __repr__(self) -> str:
+        bound = f", bound {self.bound.value}" if self.bound is not None else ""
+        return (f"<Solved {self.schedule!r}{bound}, {'verified' if self.verified else 'not verified'}"
+                f"{f', {self.rounds} rounds' if self.rounds != 1 else ''}>")
 
     @property
     def makespan(self) -> int:
@@ -116,7 +122,8 @@ def solve(graph: SchedGraph, strategy: Strategy | None = None, *, refine: Refine
         rounds += 1
         schedule = strategy.schedule(graph)
         if verify:
-            strategy.verify(graph, schedule)
+            with own_schedule():  # a schedule the strategy made: failing is a bug
+                strategy.verify(graph, schedule)
         new = refine(graph, schedule) if refine is not None else None
         if new is None:
             break

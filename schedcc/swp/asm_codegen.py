@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from schedcc.ir import Const, Instr, Label, Mem, Reg, Sym
 from schedcc.sched.lifetimes import RegisterPressure
 from schedcc.sched.modulo import ModuloSchedule
+from schedcc.swp.asm_dead import drop_dead
 from schedcc.swp.asm_isa import AsmIsa
 from schedcc.swp.asm_liveness import free_registers
 from schedcc.swp.asm_loops import AsmLoop
@@ -259,15 +260,20 @@ def generate_asm(text: str, x: AsmLoop, sched: ModuloSchedule, pressure: Registe
                 continue
             keep.append(op)
         ops = keep
-    body: list[str] = []
+    code: list[Instr | str] = []
     for op in ops:
         if op.label is not None:
-            body.append(f"{op.label}:")
+            code.append(op.label)
             continue
         ins = op.instr.renamed(colour)
         if ins.opcode in (isa.gmove, isa.fmove) and ins.dest == ins.operands[0]:
             continue
-        body.append("\t" + _format(ins, isa))
+        code.append(ins)
+    # a rotated loop's end-of-body copies of the header, in the iterations of a kernel round
+    # that lost their branch: written again before any read (schedcc/swp/asm_dead.py)
+    targets = {o.name for i in code if isinstance(i, Instr) for o in i.operands if isinstance(o, Label)}
+    body = [f"{i}:" if isinstance(i, str) else "\t" + _format(i, isa)
+            for i in drop_dead(code, isa, labels | targets | {K, ORIG, EXIT})]
     orig = [f"{ORIG}:"]
     for k in range(first_line + 1, branch_line + 1):
         line = lines[k - 1]

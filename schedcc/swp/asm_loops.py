@@ -60,6 +60,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from schedcc.frontends.source import Source
 from schedcc.ir import Block, Const, Function, Instr, Label, Reg
@@ -88,7 +89,7 @@ class Check:
     width: int
 
 
-@dataclass
+@dataclass(repr=False)
 class AsmLoop:
     """A single-block assembly loop the pipeliner can transform."""
 
@@ -103,9 +104,22 @@ class AsmLoop:
     ranges: tuple[RangeCheck, ...] = ()  # pairs whose whole-loop address ranges must be disjoint
     extends: tuple[SignExtension, ...] = ()  # sign extensions that must not change their value
 
+    pipelinable: ClassVar[bool] = True  # as LoopView's: find_*_loops returns these or NotPipelined
+
     @property
     def name(self) -> str:
         return self.loop.name
+
+    @property
+    def function(self) -> Function:
+        return self.loop.function
+
+    @property
+    def block(self) -> Block:
+        return self.loop.block
+
+    def __repr__(self) -> str:
+        return "<AsmLoop" + repr(self.loop)[len("<LoopView"):]
 
 
 def falls_through(block: Block, isa: AsmIsa = LOONGARCH) -> bool:

@@ -26,6 +26,7 @@ import re
 from collections.abc import Collection
 
 from schedcc.frontends.source import Source
+from schedcc.frontends.select import Selection
 from schedcc.sched.lifetimes import register_pressure
 from schedcc.sched.modulo import AcceptFunction, ModuloSchedule
 from schedcc.swp.asm_codegen import generate_asm
@@ -41,17 +42,20 @@ from schedcc.target import Target, check_opcodes, load_target
 
 
 def pipeline_asm(source: Source, target: Target | str, algorithm: str = "ims",
-                 accept: AcceptFunction | None = None, functions: Collection[str] | None = None) -> PipelineResult:
+                 accept: AcceptFunction | None = None, functions: Collection[str] | None = None,
+                 select: Selection | None = None) -> PipelineResult:
     """Pipeline the loops of an assembly source; ``text`` of the result is the new file.
-    *functions*: only the loops of these functions (the others are left out of the result)."""
+    *functions*: only the loops of these functions; *select* (``--function``, ``--block``):
+    only the loops it chooses (the others are left out of the result)."""
     tgt = load_target(target)
     check_opcodes(source.program, tgt)
     isa = isa_of(source)
     current = source
     results: list[LoopResult] = []
     for found in find_asm_loops(source):
-        if functions is not None and (found.function if isinstance(found, NotPipelined)
-                                      else found.loop.function).name not in functions:
+        if functions is not None and found.function.name not in functions:
+            continue
+        if select is not None and not select.wants_loop(found.function, found.block.label):
             continue
         base, done = current, ""
         if isinstance(found, NotPipelined) and found.kind == "multi-block":

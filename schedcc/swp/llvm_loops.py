@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from schedcc.dag import has_unknown_side_effects
 from schedcc.frontends.llvm_info import FunctionInfo, Phi
@@ -55,7 +56,7 @@ from schedcc.swp.view import COMPARISONS, SYMBOL, Body, LoopView, NotPipelined
 _ICMP = re.compile(r"=\s*icmp\s+(\w+)\s+(\S+)\s")
 
 
-@dataclass
+@dataclass(repr=False)
 class LlvmLoop:
     """A single-block LLVM loop the pipeliner can transform: the schedcc view
     (``loop``) plus what writing LLVM IR back needs."""
@@ -69,9 +70,22 @@ class LlvmLoop:
     outside: list[str]                   # values of the loop used after it (body values and phis)
     text: str = ""                       # the file's text when it is not the one read (if-converted)
 
+    pipelinable: ClassVar[bool] = True  # as LoopView's: find_*_loops returns these or NotPipelined
+
     @property
     def name(self) -> str:
         return self.loop.name
+
+    @property
+    def function(self) -> Function:
+        return self.loop.function
+
+    @property
+    def block(self) -> Block:
+        return self.loop.block
+
+    def __repr__(self) -> str:
+        return "<LlvmLoop" + repr(self.loop)[len("<LoopView"):]
 
 
 def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:

@@ -19,6 +19,7 @@ import re
 
 from schedcc.frontends.llvm_ir import parse_llvm
 from schedcc.frontends.source import Source
+from schedcc.frontends.select import Selection
 from schedcc.sched.modulo import AcceptFunction
 from schedcc.swp.llvm_codegen import NotGenerated, generate_llvm
 from schedcc.swp.llvm_ifconv import Refused, if_convert
@@ -30,14 +31,17 @@ from schedcc.target import Target, check_opcodes, load_target
 
 
 def pipeline_llvm(source: Source, target: Target | str, algorithm: str = "ims",
-                  accept: AcceptFunction | None = None, exact=None) -> PipelineResult:
+                  accept: AcceptFunction | None = None, exact=None, select: Selection | None = None) -> PipelineResult:
     """Pipeline the loops of an LLVM IR source; ``text`` of the result is the new file.
-    With *exact* (the solver's limits) each loop's II is the proven minimum."""
+    With *exact* (the solver's limits) each loop's II is the proven minimum; with *select*
+    (``--function``, ``--block``) only the loops it chooses (the others are left out)."""
     tgt = load_target(target)
     check_opcodes(source.program, tgt)
     current = source
     results: list[LoopResult] = []
     for found in find_llvm_loops(source):
+        if select is not None and not select.wants_loop(found.function, found.block.label):
+            continue
         if isinstance(found, NotPipelined) and found.kind == "multi-block":
             x, res = _reshaped(current, found, tgt, algorithm, accept, exact)
             results.append(res)

@@ -27,10 +27,11 @@ from dataclasses import dataclass, replace
 from schedcc.dag import build_dag
 from schedcc.errors import SchedccError, plural
 from schedcc.ir import Block, Program, print_program
+from schedcc.frontends.select import Selection
 from schedcc.swp.dependences import loop_dag
 from schedcc.swp.loops import find_loops
 from schedcc.swp.rotate import rotate_loops
-from schedcc.swp.view import LoopView, NotPipelined, instr_text
+from schedcc.swp.view import LoopView, NotPipelined, instr_text, short
 from schedcc.problem import SchedGraph
 from schedcc.sched import list_schedule
 from schedcc.sched.cpsat import Limits
@@ -42,7 +43,7 @@ from schedcc.swp.codegen import generate
 from schedcc.target import Target, check_opcodes, load_target
 
 
-@dataclass
+@dataclass(repr=False)
 class LoopResult:
     """One loop: its dependence graph, modulo schedule, register pressure and new code,
     or (``schedule is None``) the reason it was left alone."""
@@ -69,8 +70,15 @@ class LoopResult:
     def pipelined(self) -> bool:
         return self.schedule is not None
 
+    def __repr__(self) -> str:
+        if self.schedule is None:
+            return f"<LoopResult {self.name}: not pipelined ({self.kind or 'other'}): {short(self.reason or '')}>"
+        s = self.schedule
+        return (f"<LoopResult {self.name}: II {s.ii} (MII {s.mii.value}), {s.stages} stages, "
+                f"{self.cycles_before} cycles per iteration before>")
 
-@dataclass
+
+@dataclass(repr=False)
 class PipelineResult:
     program: Program
     target: Target
@@ -78,6 +86,11 @@ class PipelineResult:
     transformed: Program | None
     text: str = ""                  # the pipelined program in the input's language
     lang: str = "ir"
+
+    def __repr__(self) -> str:
+        done = sum(r.pipelined for r in self.loops)
+        return (f"<PipelineResult {self.lang} on {self.target.name}: {done} of {len(self.loops)} "
+                f"loop{'' if len(self.loops) == 1 else 's'} pipelined>")
 
 
 def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str = "ims",
@@ -113,6 +126,8 @@ def schedule_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
     try:
         sched = solve(dag, strategy, bound=False).schedule if limit >= 1 else None
     except SchedccError as err:
+        if err.internal:  # schedcc's schedule failed its verifier: a bug, never a refusal
+            raise
         sched, notes = None, err.notes
     else:
         notes = []
@@ -171,7 +186,8 @@ def pipeline_loop(loop: LoopView | NotPipelined, target: Target, algorithm: str 
 
 def pipeline_program(program: Program, target: Target | str, algorithm: str = "ims",
                      accept: AcceptFunction | None = None, exact: Limits | None = None,
-                     before: dict[tuple[str, str], int] | None = None) -> PipelineResult:
+                     before: dict[tuple[str, str], int] | None = None,
+                     select: Selection | None = None) -> PipelineResult:
     """Pipeline every loop of *program* that can be; see the module docstring (and
     :func:`pipeline_loop` for *exact* and *before*, here per (function, block label))."""
     tgt = load_target(target)  # a public entry point: a model's name works too
@@ -182,6 +198,9 @@ def pipeline_program(program: Program, target: Target | str, algorithm: str = "i
         new_blocks: dict[str, list[Block]] = {}
         rotated_func, rotated = rotate_loops(func)
         for loop in find_loops(rotated_func):
+            if select is not None and not (select.wants_loop(func, loop.block.label)
+                                           or select.wants_loop(rotated_func, loop.block.label)):
+                continue
             res = pipeline_loop(loop, tgt, algorithm, accept, exact, (before or {}).get((func.name, loop.block.label)))
             label = loop.block.label
             if label in rotated:

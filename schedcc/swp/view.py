@@ -21,6 +21,8 @@ The classes are plain frozen data:
 :class:`ExitTest`         the loop goes on while ``iv + offset OP bound + bound_offset``
 :class:`TripCount`        how many times the body runs, from the values on entry
 :class:`Access`           a load or store: ``region`` and address ``base + stride * k + offset``
+:class:`FoundLoop`        what a front end's loop search finds (``find_loops``): the base of the
+                          next two, with ``function``, ``block``, ``name`` and ``pipelinable``
 :class:`LoopView`         all of the above for one loop, and the value flow (``reaching``)
 :class:`NotPipelined`     a loop left alone, with the reason (and a ``kind`` for statistics)
 ========================  ======================================================================
@@ -36,7 +38,7 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, ClassVar
 
 from schedcc.ir import Block, Const, Function, Instr, Reg
 
@@ -149,8 +151,27 @@ class Access:
         return self.address.step if self.address is not None else None
 
 
-@dataclass(frozen=True)
-class LoopView:
+@dataclass(frozen=True, repr=False)
+class FoundLoop:
+    """A loop a front end found (``find_loops``): its function and block (the loop's
+    block, or its header when it spans several) and whether the pipeliner can take it
+    (``pipelinable``: a :class:`LoopView`; otherwise a :class:`NotPipelined` with the
+    reason). ``repr`` is one line."""
+
+    function: Function
+    block: Block
+    pipelinable: ClassVar[bool] = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.function.name}/{self.block.label}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+@dataclass(frozen=True, repr=False)
+class LoopView(FoundLoop):
     """A single-block loop the pipeliner can transform: its body (``block``, in the
     scheduler's view), the exit test's induction variable ``iv`` and every other
     one (``inductions``, by name), the exit test, the value flow (``reaching``: (node,
@@ -160,8 +181,6 @@ class LoopView:
     loop proves apart (``disjoint``), and the values read from before the loop
     (``live_in``) and used after it (``live_out``)."""
 
-    function: Function
-    block: Block
     iv: Induction
     exit: ExitTest
     exit_label: str
@@ -172,10 +191,16 @@ class LoopView:
     disjoint: frozenset[tuple[int, int]] = frozenset()
     live_in: tuple[str, ...] = ()
     live_out: tuple[str, ...] = ()
+    pipelinable: ClassVar[bool] = True
 
-    @property
-    def name(self) -> str:
-        return f"{self.function.name}/{self.block.label}"
+    def __repr__(self) -> str:
+        e, iv = self.exit, instr_text_name(self.iv.reg)
+        x = iv + (f" {'+' if e.offset > 0 else '-'} {abs(e.offset)}" if e.offset else "")
+        bound = instr_text_name(str(e.bound)) + (f" {'+' if e.bound_offset > 0 else '-'} {abs(e.bound_offset)}"
+                                                 if e.bound_offset else "")
+        return (f"<LoopView {self.name}: {len(self.block.instrs)} instrs, {iv} {'-' if self.iv.step < 0 else '+'}= "
+                f"{abs(self.iv.step)} "
+                f"while {x} {SYMBOL[e.op]} {bound}>")
 
     @property
     def trip(self) -> TripCount:
@@ -200,20 +225,28 @@ class LoopView:
         return out
 
 
-@dataclass(frozen=True)
-class NotPipelined:
+@dataclass(frozen=True, repr=False)
+class NotPipelined(FoundLoop):
     """A loop left alone, and why (student-readable). ``kind`` groups the reasons for
     statistics: ``multi-block``, ``call``, ``effects``, ``induction``, ``trip-count``,
     ``shape``, ``registers``, ``schedule``, ``no-gain``, ``other``."""
 
-    function: Function
-    block: Block
     reason: str
     kind: str = "other"
 
-    @property
-    def name(self) -> str:
-        return f"{self.function.name}/{self.block.label}"
+    def __repr__(self) -> str:
+        return f"<NotPipelined {self.name} ({self.kind}): {short(self.reason)}>"
+
+
+def short(text: str, limit: int = 80) -> str:
+    """*text* on one line, cut to *limit* characters (for a ``repr``)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def instr_text_name(name: str) -> str:
+    """A register as a report shows it (``v:$a0`` is ``$a0``)."""
+    return name.replace("v:$", "$")
 
 
 @dataclass(frozen=True)

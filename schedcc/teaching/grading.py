@@ -38,11 +38,13 @@ from dataclasses import dataclass, field
 
 from schedcc.dag import build_dag
 from schedcc.ir import Block, Instr, Loc, Program
+from schedcc.frontends.select import Selection
 from schedcc.sched import list_schedule, lower_bound
 from schedcc.problem import SchedGraph
 from schedcc.sim import simulate_in_order, simulate_order
 from schedcc.target import Target, check_opcodes, load_target
 from schedcc.verifier import verify
+from schedcc.verifier.problem import VerificationError, own_schedule
 
 
 @dataclass
@@ -103,8 +105,11 @@ class CheckResult:
 
 
 def check_reordering(student: Program, original: Program, target: Target | str,
-                     priority: str = "critical-path") -> CheckResult:
-    """Check *student* against *original* on *target*; see the module docstring.
+                     priority: str = "critical-path", select: Selection | None = None) -> CheckResult:
+    """Check *student* against *original* on *target*; see the module docstring. With
+    *select* (:func:`schedcc.frontends.select.select` on the original: ``--function``, ``--block``)
+    only the blocks chosen are compared, and a block or function the student added is
+    not a problem.
 
     Raises :class:`~schedcc.errors.SchedccError` when a program uses an opcode the
     target does not know (bad input, not an illegal order).
@@ -114,7 +119,12 @@ def check_reordering(student: Program, original: Program, target: Target | str,
     check_opcodes(student, tgt)
     result = CheckResult(student, original, tgt, priority)
     theirs = {f.name: f for f in student.functions}
+    chosen = select if select is not None and not select.everything else None
+    everything = chosen is None
     for func in original.functions:
+        if chosen is not None and not chosen.wants_function(func.name):
+            theirs.pop(func.name, None)
+            continue
         other = theirs.pop(func.name, None)
         if other is None:
             result.problems.append(f"function {func.name} is missing from {student.source}")
@@ -122,13 +132,15 @@ def check_reordering(student: Program, original: Program, target: Target | str,
         their_blocks = {b.label: b for b in other.blocks}
         for block in func.blocks:
             mine = their_blocks.pop(block.label, None)
+            if chosen is not None and not chosen.wants(func.name, block.label):
+                continue
             if mine is None:
                 result.problems.append(f"block {func.name} / {block.label} is missing from {student.source}")
                 continue
             result.blocks.append(check_block(func.name, mine, block, tgt, priority))
-        for label in their_blocks:
+        for label in their_blocks if everything else ():
             result.problems.append(f"block {func.name} / {label} of {student.source} is not in {original.source}")
-    for name in theirs:
+    for name in theirs if everything else ():
         result.problems.append(f"function {name} of {student.source} is not in {original.source}")
     return result
 
@@ -142,7 +154,8 @@ def check_block(function: str, student: Block, original: Block, target: Target,
     # Both timings below come from the DAG; the independent verifier re-derives every
     # constraint from the program, so a dependence the DAG missed is a bug found here,
     # never an illegal order graded legal.
-    verify(original, target, sched.cycle, sched.unit)
+    with own_schedule():  # schedcc's list schedule: a violation is a bug in schedcc
+        verify(original, target, sched.cycle, sched.unit)
     bound = lower_bound(dag)
     res.original_cycles = simulate_in_order(original, target, dag).makespan
     res.scheduler_cycles, res.lower_bound, res.bound_reason = sched.makespan, bound.value, bound.limited_by
@@ -157,7 +170,11 @@ def check_block(function: str, student: Block, original: Block, target: Target,
         return res
     # Issue the student's order in order, with the original's dependences.
     sim = simulate_order(dag, order)
-    verify(original, target, sim.cycle, sim.unit)
+    try:
+        verify(original, target, sim.cycle, sim.unit)
+    except VerificationError as err:  # the student's order: an error in the input (exit 2), not schedcc's bug
+        raise VerificationError([f"your order of {function} / {original.label} fails the independent "
+                                 f"verifier: {v}" for v in err.violations]) from None
     res.cycles = sim.makespan
     res.issue = dict(sim.cycle)
     res.stalls = dict(sim.stall)

@@ -64,6 +64,7 @@ class Cluster:
     memory_reserved: float = 0.0  # bytes the framework keeps (CUDA context, communication buffers, fragmentation)
     gemm_efficiency: float = 0.0  # fraction of peak a large GEMM reaches per tile (0: use efficiency)
     attention_efficiency: float = 0.0  # fraction of peak a fused (flash) attention kernel reaches (0: gemm's)
+    cudnn_attention_efficiency: float = 0.0  # the same for cuDNN's fused attention (0: attention_efficiency's)
     memory_efficiency: float = 1.0  # fraction of hbm_bw a streaming (elementwise) kernel reaches
     gemm_k_overhead: float = 0.0  # fixed cost of a GEMM tile (pipeline fill, epilogue) in reduction steps
     net_efficiency: float = 0.0   # fraction of net_bw a collective reaches between nodes (0: comm_efficiency)
@@ -274,6 +275,7 @@ CLUSTER_RANGES: dict[str, Range] = {
     "memory_reserved": Range(0, 1e15, "bytes per device, less than memory_capacity"),
     "gemm_efficiency": Range(0, 1, "a fraction of peak; 0: use efficiency"),
     "attention_efficiency": Range(0, 1, "a fraction of peak; 0: gemm_efficiency's"),
+    "cudnn_attention_efficiency": Range(0, 1, "a fraction of peak; 0: attention_efficiency's"),
     "memory_efficiency": Range(0.001, 1, "a fraction of hbm_bw"),
     "gemm_k_overhead": Range(0, 1e6, "reduction steps per wave of tiles; the shipped models use a few hundred"),
 }

@@ -21,7 +21,8 @@ come from the ``[cluster]`` table (:class:`~schedcc.training.costs.Cluster`,
   ``heads`` heads of ``sq`` queries against ``skv`` keys of width ``d``:
   ``4 sq skv d`` FLOPs per head forward (``QK^T`` and ``PV``), half of them
   skipped under a causal mask, 2.5 times as many backward (it recomputes the
-  scores), at ``attention_efficiency`` of peak.
+  scores), at ``attention_efficiency`` of peak (cuDNN's kernel at
+  ``cudnn_attention_efficiency``, where the cluster file measures it).
 * :func:`stream_time`: a memory-bound kernel (norms, activations, dropout,
   residual adds, the optimizer) moving ``bytes`` at ``memory_efficiency`` of
   ``hbm_bw``.
@@ -52,7 +53,10 @@ FLASH_BACKWARD_FACTOR = 2.5  # backward FLOPs / forward FLOPs of FlashAttention 
 # the Triton FlashAttention of 2023 (flash_attn_triton; llm-foundry's default attn_impl, with an
 # ALiBi bias) takes 1.8x as long, the geometric middle of the 1.3-2.5x by which Dao (2023),
 # FlashAttention-2, Section 4.1, reports FlashAttention-2 faster than FlashAttention in Triton.
-ATTENTION_KERNEL_SLOWDOWN = {"flash": 1.0, "triton": 1.8}
+ATTENTION_KERNEL_SLOWDOWN = {"flash": 1.0, "triton": 1.8, "cudnn": 1.0}
+# "cudnn": cuDNN's fused attention (Transformer Engine's FusedAttention, F16_arbitrary_seqlen backend,
+# which Transformer Engine 1.8+ prefers to FlashAttention-2 on Hopper unless NVTE_FUSED_ATTN=0) runs at the
+# cluster's own ``cudnn_attention_efficiency`` (measured per GPU; 0: as the FlashAttention-2 class).
 
 # Unfused attention: bytes moved per attention score by the softmax, (forward, backward).
 # "unfused": Megatron's fused scale-mask-softmax kernel reads the bf16 scores and writes bf16
@@ -105,6 +109,8 @@ def attention_time(c: Cluster, heads: float, sq: float, skv: float, d: float, ca
     if backward:
         flops *= FLASH_BACKWARD_FACTOR
     eff = c.attention_efficiency or _gemm_eff(c)
+    if kernel == "cudnn":
+        eff = c.cudnn_attention_efficiency or eff
     memory = heads * (sq + 2 * skv) * d * 2 * (3 if backward else 1) / (c.hbm_bw * c.memory_efficiency)
     return max(ATTENTION_KERNEL_SLOWDOWN.get(kernel, 1.0) * flops / (c.peak_flops * eff), memory) + c.launch_overhead
 

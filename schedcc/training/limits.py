@@ -38,6 +38,9 @@ class Limit(NamedTuple):
     why: str
 
 
+MIB_RANGE = (0.001, 1_048_576)  # bucket, partition and credit sizes in MiB
+MIB_WHY = "MiB, from a kilobyte to a tebibyte"
+
 # option name (without dashes, underscores for hyphens) -> its range and why it ends there
 SIZES: dict[str, Limit] = {
     "layers": Limit(1, 1024, "the deepest published models have about 130 layers; each layer is scheduled"),

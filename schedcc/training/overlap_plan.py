@@ -173,6 +173,8 @@ def decompose(step, target: Target | str, chunks: int | str = "auto", pairing: s
                 try:
                     res = schedule(graph, graph.target, policy, iterations, **policy_options)
                 except SchedccError as err:  # an order that deadlocks across ranks: not a candidate
+                    if err.internal:  # a schedule that fails its verifier: a bug, not a candidate's fault
+                        raise
                     failed.append((text, err.message))
                     continue
             scored.append((text, ch, pair, graph, res))

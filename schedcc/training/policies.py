@@ -50,6 +50,7 @@ import networkx as nx
 from schedcc.errors import SchedccError, check_range
 from schedcc.training.costs import ticks
 from schedcc.training.graph import TrainingGraph
+from schedcc.training.limits import MIB_RANGE, MIB_WHY
 
 MiB = 2**20
 DATA_EDGES = ("RAW", "WAW", "MEM", "P2P")
@@ -240,8 +241,6 @@ def _layer_keys(tg: TrainingGraph, g: nx.DiGraph) -> dict[Hashable, float]:
 
 
 MAX_CHUNKS = 256
-MIB_RANGE = (0.001, 1_048_576)  # bucket, partition and credit sizes in MiB
-MIB_WHY = "MiB, from a kilobyte to a tebibyte"
 
 
 def priority(tg: TrainingGraph, partition_mb: float = 16.0, credit_mb: float | None = None, **_) -> Plan:

@@ -29,6 +29,7 @@ from typing import Mapping
 
 
 from schedcc.problem import SchedGraph, as_graph
+from schedcc.verifier.problem import VerificationError
 
 from typing import TYPE_CHECKING
 
@@ -36,13 +37,9 @@ if TYPE_CHECKING:  # networkx loads only where a networkx graph is passed in
     import networkx as nx
 
 
-class ModuloVerificationError(Exception):
-    """The modulo schedule breaks at least one constraint; ``violations`` lists them all."""
-
-    def __init__(self, violations: list[str]):
-        super().__init__(violations[0] if len(violations) == 1 else
-                         f"{violations[0]} (and {len(violations) - 1} more)")
-        self.violations = violations
+class ModuloVerificationError(VerificationError):
+    """The modulo schedule breaks at least one constraint; ``violations`` lists them all
+    (a :class:`~schedcc.verifier.problem.VerificationError`, so a ``SchedccError`` too)."""
 
 
 def _name(graph: SchedGraph, n: int) -> str:

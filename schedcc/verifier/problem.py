@@ -32,18 +32,42 @@ O(n log n + e). Example::
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Mapping
+from contextlib import contextmanager
+from typing import Iterator, Mapping
 
+from schedcc.errors import SchedccError
 from schedcc.problem import SchedGraph
 
 
-class VerificationError(Exception):
-    """The schedule breaks at least one constraint; ``violations`` lists them all."""
+class VerificationError(SchedccError):
+    """The schedule breaks at least one constraint; ``violations`` lists them all.
 
-    def __init__(self, violations: list[str]):
+    A :class:`~schedcc.errors.SchedccError`: a schedule handed to a verifier by its
+    caller (the library's ``verify(...)`` on an order a user wrote) is input, and
+    breaking a constraint is an error in it. ``internal`` is True when the schedule
+    was schedcc's own (:func:`own_schedule`): a bug in schedcc, which the command
+    line reports as such (exit status 3), never as an error in the input.
+    """
+
+    def __init__(self, violations: list[str], internal: bool = False):
         super().__init__(violations[0] if len(violations) == 1 else
                          f"{violations[0]} (and {len(violations) - 1} more)")
         self.violations = violations
+        self.internal = internal
+
+    def __str__(self) -> str:  # the violation, as the verifiers have always said it
+        return self.message
+
+
+@contextmanager
+def own_schedule() -> Iterator[None]:
+    """Verify a schedule schedcc made: a :class:`VerificationError` raised inside is
+    marked ``internal`` (a bug in schedcc, not in the input)."""
+    try:
+        yield
+    except VerificationError as err:
+        err.internal = True
+        raise
 
 
 def verify_schedule(graph: SchedGraph, cycle: Mapping[int, int], unit: Mapping[int, str]) -> None:

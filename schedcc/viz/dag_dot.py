@@ -105,6 +105,31 @@ def results_to_dot(results, title: str) -> graphviz.Digraph:
     return g
 
 
+def write_block_pictures(results, path: str, title: str, inputs: tuple[str, ...] = ()) -> str:
+    """The DAG of each block of *results* (with instructions) in its own picture: to *path*
+    when there is one, else beside it, ``STEM.FUNCTION.BLOCK.svg``
+    (:func:`schedcc.viz.files.picture_paths`), titled *title* with the block's name.
+    Returns the notes for the user (which files; how to get the picture without Graphviz)."""
+    from schedcc.viz.files import picture_paths
+    drawn = [r for r in results if r.block.instrs] or list(results[:1])
+    if len(drawn) <= 1:
+        if not drawn:
+            return write_dag_picture(new_digraph(title), path, inputs)
+        r = drawn[0]
+        name = f"{r.function.name} / {r.block.label}"
+        return write_dag_picture(dag_to_dot(r.dag, f"{title}: {name}", r.schedule.priority, r.schedule), path, inputs)
+    paths = picture_paths(path, [(r.function.name, r.block.label) for r in drawn], "--emit-dag",
+                          ("svg", "png", "pdf", "dot", "gv"))
+    notes = []
+    for r, dest in zip(drawn, paths):
+        name = f"{r.function.name} / {r.block.label}"
+        note = write_dag_picture(dag_to_dot(r.dag, f"{title}: {name}", r.schedule.priority, r.schedule), dest, inputs)
+        if note and note not in notes:
+            notes.append(note)
+    notes.insert(0, f"wrote {len(drawn)} pictures, one per block (--block NAME draws one): {', '.join(paths)}")
+    return "\n".join(notes)
+
+
 def dot_available() -> bool:
     return shutil.which("dot") is not None
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Hashable, Mapping, Sequence
 
 
+from schedcc.errors import plural
 from schedcc.dag import dep_text
 from schedcc.problem import SchedGraph
 
@@ -176,9 +177,9 @@ def block_diagrams(res, target) -> tuple[PipelineDiagram, PipelineDiagram]:
     """(original order, scheduled order) diagrams of a :class:`schedcc.driver.BlockResult`."""
     orig = res.original
     original = diagram_for(res.dag, orig.cycle, orig.order, target,
-                           f"original order: {orig.makespan} cycles", orig.stall)
+                           f"original order: {plural(orig.makespan, 'cycle')}", orig.stall)
     s = res.schedule
-    scheduled = diagram_for(res.dag, s.cycle, s.order, target, f"scheduled order: {s.makespan} cycles")
+    scheduled = diagram_for(res.dag, s.cycle, s.order, target, f"scheduled order: {plural(s.makespan, 'cycle')}")
     return original, scheduled
 
 
