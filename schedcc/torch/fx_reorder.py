@@ -172,3 +172,20 @@ def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     if len(plans) == 1:
         lines = [line.split(": ", 1)[1] for line in lines]
     return new, durations(new, estimates), mapped, tafter, tuple(lines)
+
+
+def post_grad_pass(cluster="h100-8x", **options):
+    """Inductor's custom post-grad pass running :func:`reorder` (*options* as there)::
+
+        torch._inductor.config.post_grad_custom_post_pass = schedcc.torch.post_grad_pass("h100-8x")
+    """
+    from torch._inductor.custom_graph_pass import CustomGraphPass
+
+    class SchedccReorder(CustomGraphPass):
+        def __call__(self, graph: fx.Graph) -> None:
+            reorder(graph, cluster, **options)
+
+        def uuid(self):
+            return ("schedcc.torch.reorder", str(cluster), repr(sorted(options.items())))
+
+    return SchedccReorder()
