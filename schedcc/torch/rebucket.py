@@ -27,16 +27,20 @@ looked through, anything else reads the pieces concatenated again in the
 original order (one small copy kernel). FSDP2's all-gather of its flat
 parameter buffer is left as it is (see docs/torch-fx.md "Re-bucketing").
 
-**Which groups.** Chosen by the cost model of the estimates in use, for each
-bucket on its own (:func:`plan`): the pieces sorted by the time the schedule
-of the unchanged graph makes them, every split into consecutive groups of
-that order is priced as a chain of calls on the group's stream (a call starts
-when its last piece is made and the previous call has ended, and lasts the
-collective's time for its bytes: per-call latency plus bandwidth), and the
-split whose last call ends first wins (ties: the least time on the stream,
-so the fewest calls). Dynamic programming over the n pieces, O(n^2).
-:func:`schedcc.torch.fx_reorder.reorder` (``rebucket=True``) then keeps the
-changed graph only when its best order predicts a shorter step.
+**Which calls.** Chosen by the cost model of the estimates in use
+(:func:`plan`), the buckets of one pool (:meth:`Bucket.pool`: the same
+collective, group, reduction, dtype and chain) together, so that pieces may
+move between buckets: the pieces sorted by the time the schedule of the
+unchanged graph makes them, every cut into consecutive calls of that order
+is priced as a chain of calls on the group's stream (a call starts when its
+last piece is made and the previous call has ended, lasts the collective's
+time for its bytes, per-call latency plus bandwidth, and fills the stream's
+free time around the schedule's other collectives there; the fixed time of
+the kernels that build each call's buffer delays the pieces made after it),
+and the cut whose last call ends first wins (ties: the least time on the
+stream, so the fewest calls). Dynamic programming over the n pieces,
+O(n^2). :func:`schedcc.torch.fx_reorder.reorder` (``rebucket=True``) then
+keeps the changed graph only when its best order predicts a shorter step.
 
 Example (two gradients all-reduced in one bucket, the second made three
 matrix products after the first; split, the first one's all-reduce runs
