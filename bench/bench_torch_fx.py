@@ -19,7 +19,8 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
-        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--merge A.json ...]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--bucketer]
+        [--merge A.json ...]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
 capturing them again: the exported graph is the captured one re-traced, a few
@@ -27,7 +28,10 @@ percent more nodes. --bounds-only prints each graph's bounds under both
 estimates and nothing else: a second or so per graph. --merge A.json B.json
 prints the table and medians of earlier --json runs together; with --saved DIR,
 both bounds computed again from the saved graphs. --check-only reorders each
-graph and runs it against the original, nothing else.)
+graph and runs it against the original, nothing else. --bucketer, with
+--saved, runs Inductor's overlap scheduler with its collective bucketing
+(the overlap-preserving bucketer) and schedcc with re-bucketing on each saved
+graph under both estimates, nothing else.)
 
 The "bound, any bucketing" column is schedcc.torch.fx_volume's: no order of
 any splitting, merging or re-bucketing of the graph's collectives (same bytes
@@ -61,6 +65,7 @@ from schedcc.torch.fx_volume import step_volume_bound  # noqa: E402
 from schedcc.torch.inductor import compare_orders  # noqa: E402
 
 TARGET = "h100-8x"
+REBUCKET = "schedcc+rebucket"
 
 
 def check_only(family: str, size: str, saved: str | None) -> str:
@@ -113,13 +118,24 @@ def one(family: str, size: str, run: bool, saved: str | None = None, save: str |
     t = time.process_time()
     diffs = spmd.compare(original, gm, default_size=tm.WORLD) if run else None
     run_s = time.process_time() - t if run else None
-    return {"family": family, "size": size, "nodes": len(step), "collectives": len(step.collectives()),
+    t = time.process_time()
+    for est in ("schedcc", "inductor"):  # schedcc's order of the graph re-bucketed (schedcc.torch.rebucket)
+        changed = copy.deepcopy(original)
+        r = reorder(changed, TARGET, groups=groups, estimates=est, rebucket=True)
+        changed.graph.lint()
+        rows.append({"estimates": est, "order": REBUCKET, "step_us": r.after.step_time_us,
+                     "exposed_us": r.after.exposed_comm_us, "comm_us": r.after.comm_us, "error": None,
+                     "rebucketed": list(r.rebucketed)})
+        if run and r.rebucketed:
+            diffs += [f"rebucketed ({est}): {d}" for d in spmd.compare(original, changed, default_size=tm.WORLD)]
+    rebucket_s = time.process_time() - t
+    return {"rebucket_s": rebucket_s, "family": family, "size": size, "nodes": len(step), "collectives": len(step.collectives()),
             "capture_s": capture_s, "reorder_s": reorder_s, "bound_s": bound_s, "run_s": run_s, "rows": rows,
             "bounds": bounds, "mismatches": diffs}
 
 
 def best_peer(rows: list[dict], est: str) -> dict:
-    peers = [r for r in rows if r["estimates"] == est and r["order"] not in ("original", "schedcc")
+    peers = [r for r in rows if r["estimates"] == est and r["order"] not in ("original", "schedcc", REBUCKET)
              and r["error"] is None]
     return min(peers, key=lambda r: (r["step_us"], r["exposed_us"]))
 
@@ -139,8 +155,8 @@ def table(results: list[dict]) -> str:
     out = ["| graph | nodes | estimates | original step / exposed (us) | overlap scheduler | best comms pass "
            "| schedcc | bound (exposed) | schedcc vs overlap sched. (exposed) | vs best pass (exposed) "
            "| gap closed vs overlap sched. | vs best pass | bound, any bucketing | its reduction vs overlap sched. "
-           "| vs best pass |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "| vs best pass | schedcc + re-bucketing | its exposed vs overlap sched. | vs best pass | buckets changed |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
@@ -151,10 +167,13 @@ def table(results: list[dict]) -> str:
             def cell(r):
                 return "invalid" if r["error"] else f"{r['step_us']:.0f} / {r['exposed_us']:.0f}"
 
-            def rel(r):
+            def rel(r, mine=s):
                 if r["error"] or not r["exposed_us"]:
                     return "-"
-                return f"{(s['exposed_us'] - r['exposed_us']) / r['exposed_us'] * 100:+.0f}%"
+                return f"{(mine['exposed_us'] - r['exposed_us']) / r['exposed_us'] * 100:+.0f}%"
+            rb = next((r for r in rows if r["estimates"] == est and r["order"] == REBUCKET), None)
+            rb_cells = ("- | - | - | -" if rb is None else
+                        f"{cell(rb)} | {rel(ov, rb)} | {rel(bp, rb)} | {'; '.join(rb['rebucketed']) or 'none'}")
             bound = res["bounds"][est]["exposed_us"]
             vol = volume_of(res, est)
 
@@ -165,7 +184,7 @@ def table(results: list[dict]) -> str:
             out.append(f"| {res['family']} {res['size']} | {res['nodes']} | {est} | {cell(o)} | {cell(ov)} | "
                        f"{cell(bp)} ({bp['order']}) | {cell(s)} | {bound:.0f} | {rel(ov)} | {rel(bp)} | "
                        f"{closed(ov, s, bound)} | {closed(bp, s, bound)} | "
-                       f"{'-' if vol is None else f'{vol:.0f}'} | {cut(ov)} | {cut(bp)} |")
+                       f"{'-' if vol is None else f'{vol:.0f}'} | {cut(ov)} | {cut(bp)} | {rb_cells} |")
     return "\n".join(out)
 
 
@@ -180,7 +199,7 @@ def summary(results: list[dict]) -> dict:
     median is monotone in each value, so the median of the bound's reductions is the largest
     median reduction any order could reach."""
     worse_ov, worse_any, rel_ov, rel_any, best_ov, best_any = 0, 0, [], [], [], []
-    vol_ov, vol_any = [], []
+    vol_ov, vol_any, rb_ov, rb_any, rb_worse = [], [], [], [], 0
     for res in results:
         for est in ("schedcc", "inductor"):
             rows = res["rows"]
@@ -204,6 +223,13 @@ def summary(results: list[dict]) -> dict:
                 rel_ov.append((s["exposed_us"] - ov["exposed_us"]) / ov["exposed_us"])
             if bp["exposed_us"]:
                 rel_any.append((s["exposed_us"] - bp["exposed_us"]) / bp["exposed_us"])
+            rb = next((r for r in rows if r["estimates"] == est and r["order"] == REBUCKET), None)
+            if rb is not None:
+                rb_worse += rb["step_us"] > s["step_us"] + 1e-9
+                if ov["error"] is None and ov["exposed_us"]:
+                    rb_ov.append((rb["exposed_us"] - ov["exposed_us"]) / ov["exposed_us"])
+                if bp["exposed_us"]:
+                    rb_any.append((rb["exposed_us"] - bp["exposed_us"]) / bp["exposed_us"])
     return {"graphs x estimates": 2 * len(results),
             "schedcc slower than the overlap scheduler": worse_ov,
             "schedcc slower than the best Inductor pass": worse_any,
@@ -217,6 +243,11 @@ def summary(results: list[dict]) -> dict:
                 statistics.median(vol_ov) if vol_ov else None,
             "median of the bound for any bucketing vs best Inductor pass":
                 statistics.median(vol_any) if vol_any else None,
+            "median exposed of schedcc + re-bucketing vs overlap scheduler":
+                statistics.median(rb_ov) if rb_ov else None,
+            "median exposed of schedcc + re-bucketing vs best Inductor pass":
+                statistics.median(rb_any) if rb_any else None,
+            "schedcc + re-bucketing slower than schedcc's order": rb_worse,
             "mismatches": (sum(len(r["mismatches"]) for r in results)
                            if all(r["mismatches"] is not None for r in results) else "not run (--run)")}
 
@@ -267,6 +298,27 @@ def bounds_only(family: str, size: str, saved: str | None) -> list[str]:
     return out
 
 
+def bucketer(family: str, size: str, saved: str) -> list[str]:
+    """Inductor's overlap scheduler with its bucketer against schedcc with re-bucketing, on a saved
+    graph under both estimates (each graph changed on a copy, run in its own order)."""
+    import torch
+    from schedcc.torch.inductor import overlap_bucketed
+    gm = torch.export.load(str(Path(saved) / f"{family}-{size}.pt2")).graph_module
+    step = build_step(gm, load_target(TARGET), {"0": tm.WORLD})
+    out = []
+    for est in ("schedcc", "inductor"):
+        t = time.process_time()
+        ib = overlap_bucketed(step, est)
+        ib_s = time.process_time() - t
+        t = time.process_time()
+        r = reorder(copy.deepcopy(gm), TARGET, groups={"0": tm.WORLD}, estimates=est, rebucket=True)
+        out.append(f"{family} {size}, {est} estimates: overlap scheduler + bucketer {ib.step_time_us:.1f} / "
+                   f"{ib.exposed_comm_us:.1f} us ({ib_s:.1f} s CPU); schedcc + re-bucketing "
+                   f"{r.after.step_time_us:.1f} / {r.after.exposed_comm_us:.1f} us ({time.process_time() - t:.1f} s CPU;"
+                   f" {'; '.join(r.rebucketed) or 'no bucket changed'})")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="small,large")
@@ -279,6 +331,9 @@ def main() -> int:
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
     ap.add_argument("--check-only", action="store_true",
                     help="only reorder each graph and run it against the original (no Inductor passes, no bounds)")
+    ap.add_argument("--bucketer", action="store_true",
+                    help="with --saved: Inductor's overlap scheduler with its bucketer against schedcc with "
+                         "re-bucketing, nothing else")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="print the table and summary of earlier --json runs together, nothing run")
     ap.add_argument("--threads", type=int, default=1,
@@ -302,6 +357,11 @@ def main() -> int:
         for k, v in summary(results).items():
             print(f"{k}: {v:.1%}" if isinstance(v, float) else f"{k}: {v}")
         return 0
+    if args.bucketer:
+        for size in args.sizes.split(","):
+            for family in args.families.split(","):
+                print("\n".join(bucketer(family, size, args.saved)), flush=True)
+        return 0
     if args.bounds_only:
         for size in args.sizes.split(","):
             for family in args.families.split(","):
@@ -313,7 +373,8 @@ def main() -> int:
             res = one(family, size, args.run, args.saved, args.save)
             results.append(res)
             print(f"{family} {size}: {res['nodes']} nodes, {res['collectives']} collectives, capture "
-                  f"{res['capture_s']:.1f} s, reorder {res['reorder_s']:.2f} s, bound {res['bound_s']:.2f} s CPU"
+                  f"{res['capture_s']:.1f} s, reorder {res['reorder_s']:.2f} s, bound {res['bound_s']:.2f} s, "
+                  f"re-bucketing (both estimates) {res['rebucket_s']:.2f} s CPU"
                   + (f", run {res['run_s']:.1f} s CPU, mismatches {len(res['mismatches'])}"
                      if res["mismatches"] is not None else ""),
                   flush=True)

@@ -18,12 +18,17 @@ model, find schedcc's order and report the step time and exposed communication
 before and after, and a lower bound on the exposed communication of any order;
 -o writes the reordered graph (a .pt2 again). --compare also runs Inductor's
 overlap scheduler and its older reordering passes on the same graph, under
-schedcc's cost model and under Inductor's own estimates.
+schedcc's cost model and under Inductor's own estimates. --rebucket also lets
+schedcc split and merge bucketed collectives (DDP's all-reduce of a
+concatenation, FSDP2's reduce-scatter of its chunk-cat buffer) into calls on
+groups of their pieces chosen by the cost model, kept only when the step is
+predicted shorter; the outputs stay exactly the same.
 
 examples:
   schedcc fx step.pt2 --target h100-8x -o step.reordered.pt2
   schedcc fx step.pt2 --target h100-8x --group 0=8 --compare
   schedcc fx step.pt2 --target h100-8x --estimates inductor --format json
+  schedcc fx step.pt2 --target h100-8x --rebucket -o step.rebucketed.pt2
   schedcc fx step.pt2 --target h100-8x --import mylib.ops   (custom ops: import what registers them)"""
 
 
@@ -41,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override a cluster number, e.g. --set link_bw=200GB/s (repeatable)")
     parser.add_argument("--compare", action="store_true",
                         help="also run Inductor's reordering passes; one table under both estimates")
+    parser.add_argument("--rebucket", action="store_true",
+                        help="also split and merge bucketed all-reduces and FSDP2 reduce-scatters into calls the "
+                             "cost model chooses, when that shortens the step (default: the graph's nodes kept, "
+                             "only reordered)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--import", action="append", metavar="MODULE", dest="imports", default=[],
                         help="import this Python module before reading the graph, so that the custom ops it "
@@ -182,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
                              "argument": b.argument})
     from schedcc.torch.fx_reorder import reorder
     result = reorder(gm, target, groups=groups, estimates=args.estimates, exact=exact, source=args.file,
-                     bound=True)
+                     bound=True, rebucket=args.rebucket)
     if args.output:
         import torch
         buf = io.BytesIO()
@@ -212,6 +221,8 @@ def format_result(name: str, target: str, result, rows) -> str:
         lines.append(f"  {'any order (lower bound)':<30}{bound.step_us:>12.1f}{'':>12}{bound.exposed_us:>14.1f}")
     gain = (b.step_time_us - a.step_time_us) / b.step_time_us * 100 if b.step_time_us else 0.0
     lines.append(f"  schedcc: {a.note or 'the graph' + chr(39) + 's own order'}; step {gain:.1f}% shorter")
+    for line in result.rebucketed:
+        lines.append(f"  re-bucketed: {line}")
     if bound is not None:
         lines.append(f"  bound: {bound.argument}; schedcc's order exposes "
                      f"{max(0.0, a.exposed_comm_us - bound.exposed_us):.1f} us more than it")

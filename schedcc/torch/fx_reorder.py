@@ -27,6 +27,7 @@ from schedcc.errors import SchedccError
 from schedcc.training.result import StepResult
 
 ESTIMATES = ("schedcc", "inductor")
+REBUCKET_ROUNDS = 4  # plans of re-bucketing, each from the schedule of the one before, at most
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Reordered:
     estimates: str
     assumed_groups: tuple[str, ...] = ()
     bound: object = None  # a schedcc.torch.fx_bound.ExposedBound when asked for (bound=True)
+    rebucketed: tuple[str, ...] = ()  # the buckets split (rebucket=True), one line each; () when none was
 
     @property
     def changed(self) -> bool:
@@ -49,7 +51,7 @@ class Reordered:
     def to_json(self) -> dict:
         return {"estimates": self.estimates, "nodes": len(self.order),
                 "before": self.before.to_json(summary=True), "after": self.after.to_json(summary=True),
-                "assumed_groups": list(self.assumed_groups),
+                "assumed_groups": list(self.assumed_groups), "rebucketed": list(self.rebucketed),
                 **({"bound": self.bound.to_json()} if self.bound is not None else {})}
 
 
@@ -74,15 +76,22 @@ def durations(step, estimates: str = "schedcc") -> list[int]:
 
 
 def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[str, int] | None = None,
-            estimates: str = "schedcc", exact=None, source: str = "<graph>", bound: bool = False) -> Reordered:
+            estimates: str = "schedcc", exact=None, source: str = "<graph>", bound: bool = False,
+            rebucket: bool = False) -> Reordered:
     """Reorder the nodes of *gm* (a ``GraphModule``, or a ``Graph`` that has one) in place so
     that its collectives hide behind compute on *cluster* (a cluster model's name or
     ``Target``). *groups* sizes process groups the graph does not size (``{"0": 8}``);
     *estimates* is ``"schedcc"`` (the cluster cost model) or ``"inductor"`` (Inductor's
     roofline and NCCL estimates); *exact* (a :class:`schedcc.sched.cpsat.Limits`) adds CP-SAT.
     The graph keeps its order when nothing is faster. With *bound*, the result also holds the
-    lower bound on the exposed communication of every order (:mod:`schedcc.torch.fx_bound`). Raises :class:`SchedccError` naming the
-    op and node that cannot be priced. O(k (n + e) log n) for n nodes, e uses, k candidates.
+    lower bound on the exposed communication of every order (:mod:`schedcc.torch.fx_bound`). With
+    *rebucket*, bucketed collectives (DDP's all-reduce of a concatenation, FSDP2's reduce-scatter of
+    its chunk-cat buffer) are also split into calls on groups of their pieces chosen by the cost
+    model (:mod:`schedcc.torch.rebucket`), and the changed graph is kept only when its best order
+    predicts a shorter step than the best order of the graph as it is; the node set then changes
+    (``Reordered.rebucketed`` says how), the outputs stay exactly the same. Raises
+    :class:`SchedccError` naming the op and node that cannot be priced. O(k (n + e) log n) for n
+    nodes, e uses, k candidates.
     """
     from schedcc.torch.fx_graph import build_step
     from schedcc.torch.fx_best import best_order
@@ -101,13 +110,68 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
         dur = durations(step, estimates)
         before = simulate(step, current_order(step), dur, "original")
         order, after = best_order(step, dur, exact)
+        split: tuple[str, ...] = ()
+        if rebucket:
+            found = _rebucketed(step, dur, order, after, estimates, exact, groups, source)
+            if found is not None:  # the graph is changed: its own step and order from now on
+                step, dur, order, after, split = found
         floor = None
         if bound:
             from schedcc.torch.fx_bound import step_bound
             floor = step_bound(step, dur)
     check_order(step, order)
     write_back(step, order)
-    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed, floor)
+    return Reordered(gm, before, after, [step.nodes[i].name for i in order], estimates, step.assumed, floor,
+                     split)
+
+
+def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
+    """(step, durations, order, result, lines) of *step*'s graph with its buckets split and
+    merged as :func:`schedcc.torch.rebucket.plan` chooses from the schedule of *order*, changed
+    in place, when its best order predicts a shorter step than *after*; else None and the graph
+    unchanged. Each plan is tried on a copy first (the graph a post-grad pass is given must change
+    in place or not at all); a plan kept is planned again from its own schedule, up to
+    :data:`REBUCKET_ROUNDS` times, while the step gets shorter."""
+    from schedcc.torch import fx_streams as fs
+    from schedcc.torch import rebucket as rb
+    from schedcc.torch.fx_best import best_order
+    from schedcc.torch.fx_graph import build_step
+    from schedcc.torch.fx_order import order_of_nodes
+    gm = step.gm
+    plans, lines, cur = [], [], (step, dur, order, after)
+    for _ in range(REBUCKET_ROUNDS):
+        chosen = rb.plan(cur[0], cur[1], fs.timeline(cur[0], cur[2], cur[1])[3], estimates)
+        if not chosen:
+            break
+        trial_graph = fx.Graph(owning_module=gm)
+        trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
+        trial = fx.GraphModule(gm, trial_graph)
+        try:
+            done = rb.apply(trial, chosen)
+        except ValueError:  # the calls would make a cycle
+            break
+        tstep = build_step(trial, step.target, groups, source)
+        tdur = durations(tstep, estimates)
+        torder, tafter = best_order(tstep, tdur, exact)
+        if (tafter.step_time_us, tafter.exposed_comm_us) >= (cur[3].step_time_us, cur[3].exposed_comm_us):
+            break
+        plans.append(chosen)
+        lines += [f"round {len(plans)}: {line}" for line in done]
+        cur = (tstep, tdur, torder, tafter)
+    if not plans:
+        return None
+    for chosen in plans:
+        rb.apply(gm, chosen)
+    tstep, _, torder, tafter = cur
+    new = build_step(gm, step.target, groups, source)
+    names = [tstep.nodes[i].name for i in torder]
+    mapped = order_of_nodes(new, names)
+    if len(mapped) != len(new) or sorted(n.name for n in new.nodes) != sorted(names):
+        mapped, tafter = best_order(new, durations(new, estimates), exact)  # names differ: order it again
+    tafter.note = f"{tafter.note}; collectives re-bucketed"
+    if len(plans) == 1:
+        lines = [line.split(": ", 1)[1] for line in lines]
+    return new, durations(new, estimates), mapped, tafter, tuple(lines)
 
 
 def post_grad_pass(cluster="h100-8x", **options):

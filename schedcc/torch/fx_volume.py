@@ -278,7 +278,7 @@ def volume_ticks(step, estimates: str, dur: list[int]) -> tuple[list[int], list[
     for i, cost in enumerate(step.costs):
         if cost.category != "comm":
             continue
-        size, fn = _cost_fn(step, i, estimates)
+        size, fn = collective_cost_fn(step, i, estimates)
         key = (estimates, cost.collective, step.groups[cost.group], getattr(fn, "kind", None))
         if key not in fit:
             sizes = [2.0 ** e for e in range(0, 46)]
@@ -292,7 +292,7 @@ def volume_ticks(step, estimates: str, dur: list[int]) -> tuple[list[int], list[
     return vol, lat
 
 
-def _cost_fn(step, i: int, estimates: str):
+def collective_cost_fn(step, i: int, estimates: str):
     """(bytes, seconds-of-bytes function) of collective *i* under *estimates*."""
     cost = step.costs[i]
     ranks = step.groups[cost.group]

@@ -244,6 +244,35 @@ def comms_pass_order(step, dur: list[int], name: str) -> list[int]:
 PEERS = ("overlap-scheduler",) + COMMS_PASSES
 
 
+def overlap_bucketed(step, estimates: str):
+    """Inductor's FX overlap scheduler *with* its collective bucketing
+    (``schedule_overlap_bucketing(collective_bucketing=True)``, the overlap-preserving bucketer)
+    on a copy of the graph, its runtimes those of *estimates*; the bucketed graph's own order run
+    under the same estimates: its :class:`~schedcc.training.result.StepResult`."""
+    import logging
+    from torch._inductor.fx_passes.overlap_scheduling import schedule_overlap_bucketing
+    from schedcc.torch.fx_graph import build_step, schedcc_durations
+    from schedcc.torch.fx_order import current_order, simulate
+
+    def durations(s, est):
+        return schedcc_durations(s) if est == "schedcc" else inductor_durations(s)
+    gm = copy.deepcopy(step.gm)
+    quiet = logging.getLogger("torch._inductor.fx_passes.overlap_scheduling")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with _world(step), _datasheet(step.target):
+            schedule_overlap_bucketing(gm, collective_bucketing=True, insert_overlap_deps=False,
+                                       custom_runtime_estimation=_by_name_ms(step, durations(step, estimates)),
+                                       collective_estimator="analytical", compute_estimator="analytical",
+                                       pre_bucketing_fsdp_collectives=False)
+    finally:
+        quiet.setLevel(level)
+    gm.graph.lint()
+    new = build_step(gm, step.target, dict(step.groups), step.source)
+    return simulate(new, current_order(new), durations(new, estimates), "overlap-scheduler+bucketing")
+
+
 def peer_order(step, dur: list[int], name: str) -> list[int]:
     """The order Inductor's pass *name* (:data:`PEERS`) gives the step under *dur*."""
     if name == "overlap-scheduler":
