@@ -60,7 +60,6 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
 
 from schedcc.frontends.source import Source
 from schedcc.ir import Block, Const, Function, Instr, Label, Reg
@@ -69,7 +68,7 @@ from schedcc.swp.asm_predicate import guarded_meaning
 from schedcc.swp.asm_isa import LOONGARCH, AsmIsa, generic_instr, isa_of
 from schedcc.swp.asm_ranges import MAX_CONST, RangeCheck, SignExtension, range_check, sign_extension
 from schedcc.swp.cfg import back_edges, multi_block_reason
-from schedcc.swp.view import Access, Body, Linear, LoopView, NotPipelined, mutable_reaching
+from schedcc.swp.view import Access, Body, Linear, LoopView, NotPipelined, WrapsView, mutable_reaching
 
 BRANCH_OPS = {"bne": "ne", "blt": "lt", "bge": "ge", "bltu": "lt", "bgeu": "ge"}
 INVERSE = LOONGARCH.inverse
@@ -90,7 +89,7 @@ class Check:
 
 
 @dataclass(repr=False)
-class AsmLoop:
+class AsmLoop(WrapsView):
     """A single-block assembly loop the pipeliner can transform."""
 
     loop: LoopView              # the scheduling view: written registers renamed v:$reg
@@ -103,23 +102,6 @@ class AsmLoop:
     narrow: tuple[str, ...] = ()  # registers the pipelined code requires 32-bit sign-extended on entry
     ranges: tuple[RangeCheck, ...] = ()  # pairs whose whole-loop address ranges must be disjoint
     extends: tuple[SignExtension, ...] = ()  # sign extensions that must not change their value
-
-    pipelinable: ClassVar[bool] = True  # as LoopView's: find_*_loops returns these or NotPipelined
-
-    @property
-    def name(self) -> str:
-        return self.loop.name
-
-    @property
-    def function(self) -> Function:
-        return self.loop.function
-
-    @property
-    def block(self) -> Block:
-        return self.loop.block
-
-    def __repr__(self) -> str:
-        return "<AsmLoop" + repr(self.loop)[len("<LoopView"):]
 
 
 def falls_through(block: Block, isa: AsmIsa = LOONGARCH) -> bool:

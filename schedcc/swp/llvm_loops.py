@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar
 
 from schedcc.dag import has_unknown_side_effects
 from schedcc.frontends.llvm_info import FunctionInfo, Phi
@@ -51,13 +50,13 @@ from schedcc.frontends.source import Source
 from schedcc.ir import Block, Function, Instr, Reg
 from schedcc.swp.analysis import Refusal, analyse, inductions
 from schedcc.swp.cfg import back_edges, multi_block_reason
-from schedcc.swp.view import COMPARISONS, SYMBOL, Body, LoopView, NotPipelined
+from schedcc.swp.view import COMPARISONS, SYMBOL, Body, LoopView, NotPipelined, WrapsView
 
 _ICMP = re.compile(r"=\s*icmp\s+(\w+)\s+(\S+)\s")
 
 
 @dataclass(repr=False)
-class LlvmLoop:
+class LlvmLoop(WrapsView):
     """A single-block LLVM loop the pipeliner can transform: the schedcc view
     (``loop``) plus what writing LLVM IR back needs."""
 
@@ -69,23 +68,6 @@ class LlvmLoop:
     iv_type: str                         # the type of the induction variable and its bound
     outside: list[str]                   # values of the loop used after it (body values and phis)
     text: str = ""                       # the file's text when it is not the one read (if-converted)
-
-    pipelinable: ClassVar[bool] = True  # as LoopView's: find_*_loops returns these or NotPipelined
-
-    @property
-    def name(self) -> str:
-        return self.loop.name
-
-    @property
-    def function(self) -> Function:
-        return self.loop.function
-
-    @property
-    def block(self) -> Block:
-        return self.loop.block
-
-    def __repr__(self) -> str:
-        return "<LlvmLoop" + repr(self.loop)[len("<LoopView"):]
 
 
 def find_llvm_loops(source: Source) -> list[LlvmLoop | NotPipelined]:

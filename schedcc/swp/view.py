@@ -170,6 +170,30 @@ class FoundLoop:
         return f"<{type(self).__name__} {self.name}>"
 
 
+class WrapsView:
+    """What a front end's pipelinable loop (assembly's, LLVM IR's) shows of the
+    :class:`LoopView` it wraps (``self.loop``): its name, function and block, and its repr
+    under the front end's class name. A mixin, so those loops read as :class:`FoundLoop`s."""
+
+    loop: "LoopView"
+    pipelinable: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        return self.loop.name
+
+    @property
+    def function(self) -> Function:
+        return self.loop.function
+
+    @property
+    def block(self) -> Block:
+        return self.loop.block
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}" + repr(self.loop)[len("<LoopView"):]
+
+
 @dataclass(frozen=True, repr=False)
 class LoopView(FoundLoop):
     """A single-block loop the pipeliner can transform: its body (``block``, in the
