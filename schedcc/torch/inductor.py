@@ -161,8 +161,9 @@ def _world(step):
         dist.destroy_process_group()
 
 
-def overlap_scheduler_order(step, dur: list[int]) -> list[int]:
-    """The node order Inductor's FX overlap scheduler gives a copy of the graph, under *dur*."""
+def _run_overlap_scheduler(step, dur: list[int], bucketing: bool):
+    """Inductor's FX overlap scheduler (``schedule_overlap_bucketing``, with or without its
+    collective bucketing) run on a copy of the step's graph under *dur*, its log quiet: the copy."""
     import logging
     from torch._inductor.fx_passes.overlap_scheduling import schedule_overlap_bucketing
     gm = copy.deepcopy(step.gm)
@@ -171,12 +172,18 @@ def overlap_scheduler_order(step, dur: list[int]) -> list[int]:
     quiet.setLevel(logging.ERROR)
     try:
         with _world(step), _datasheet(step.target):
-            schedule_overlap_bucketing(gm, collective_bucketing=False, insert_overlap_deps=False,
+            schedule_overlap_bucketing(gm, collective_bucketing=bucketing, insert_overlap_deps=False,
                                        custom_runtime_estimation=_by_name_ms(step, dur),
                                        collective_estimator="analytical", compute_estimator="analytical",
                                        pre_bucketing_fsdp_collectives=False)
     finally:
         quiet.setLevel(level)
+    return gm
+
+
+def overlap_scheduler_order(step, dur: list[int]) -> list[int]:
+    """The node order Inductor's FX overlap scheduler gives a copy of the graph, under *dur*."""
+    gm = _run_overlap_scheduler(step, dur, bucketing=False)
     from schedcc.torch.fx_order import order_of_nodes
     order = order_of_nodes(step, gm.graph.nodes)
     if len(order) != len(step):
@@ -249,25 +256,12 @@ def overlap_bucketed(step, estimates: str):
     (``schedule_overlap_bucketing(collective_bucketing=True)``, the overlap-preserving bucketer)
     on a copy of the graph, its runtimes those of *estimates*; the bucketed graph's own order run
     under the same estimates: its :class:`~schedcc.training.result.StepResult`."""
-    import logging
-    from torch._inductor.fx_passes.overlap_scheduling import schedule_overlap_bucketing
     from schedcc.torch.fx_graph import build_step, schedcc_durations
     from schedcc.torch.fx_order import current_order, simulate
 
     def durations(s, est):
         return schedcc_durations(s) if est == "schedcc" else inductor_durations(s)
-    gm = copy.deepcopy(step.gm)
-    quiet = logging.getLogger("torch._inductor.fx_passes.overlap_scheduling")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        with _world(step), _datasheet(step.target):
-            schedule_overlap_bucketing(gm, collective_bucketing=True, insert_overlap_deps=False,
-                                       custom_runtime_estimation=_by_name_ms(step, durations(step, estimates)),
-                                       collective_estimator="analytical", compute_estimator="analytical",
-                                       pre_bucketing_fsdp_collectives=False)
-    finally:
-        quiet.setLevel(level)
+    gm = _run_overlap_scheduler(step, durations(step, estimates), bucketing=True)
     gm.graph.lint()
     new = build_step(gm, step.target, dict(step.groups), step.source)
     return simulate(new, current_order(new), durations(new, estimates), "overlap-scheduler+bucketing")
