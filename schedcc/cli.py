@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "run": "schedcc.commands.run",
     "deps": "schedcc.commands.deps",
     "gap": "schedcc.commands.gap",
+    "qemu": "schedcc.commands.qemu",
 }
 DEFAULT_COMMAND = "schedcc.commands.schedule"
 

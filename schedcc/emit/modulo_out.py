@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedcc.emit.text import target_header
 from schedcc.errors import plural
 from schedcc.swp.view import instr_text
 from schedcc.swp.pipeliner import LoopResult, PipelineResult
@@ -154,8 +155,7 @@ def _heuristic_name(s) -> str:
 def format_pipeline(result: PipelineResult, show_code: bool = True, chosen: bool = False) -> str:
     """The pipelining report; *chosen*: only the loops ``--function``/``--block`` chose were looked at."""
     t = result.target
-    units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
-    out = [f"target {t.name}: issue width {t.issue_width}; units {units}", ""]
+    out = [target_header(t), ""]
     if not result.loops:
         out.append("no loop holds the blocks chosen (--function, --block)" if chosen else
                    "no loops found (a loop is a block that branches back to itself or to an earlier block)")

@@ -103,10 +103,19 @@ def summary_line(res: BlockResult) -> str:
             f"lower bound {bound.value} ({bound.limited_by}){optimal}; {check}")
 
 
+def target_header(t) -> str:
+    """The first line of a report: the target, its issue width and units, and how it is simulated:
+    in order, as an in-order pipeline issues, or, for a machine that issues out of order, the static
+    order's cycles (the hardware may reorder further at run time)."""
+    units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
+    how = "simulated in order" if t.in_order else \
+        f"simulated in order (the {t.name} itself issues out of order and may reorder further)"
+    return f"target {t.name}: issue width {t.issue_width}; units {units}; {how}"
+
+
 def format_program(result: ProgramResult) -> str:
     t = result.target
-    units = ", ".join(f"{g} x{len(m)}" for g, m in t.groups.items())
-    head = f"target {t.name}: issue width {t.issue_width}; units {units}"
+    head = target_header(t)
     parts = [head, ""]
     for res in result.blocks:
         parts.append(format_block(res, t.name))
