@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,10 @@ def _tool(name: str) -> str:
 
 
 def _run(cmd: list, what: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, timeout=TIMEOUT_S)
+    try:
+        proc = subprocess.run([str(c) for c in cmd], capture_output=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise SchedccError(f"{what}: {Path(str(cmd[0])).name} did not finish in {TIMEOUT_S} s") from None
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()
         raise SchedccError(f"{what}: {Path(str(cmd[0])).name} failed (exit {proc.returncode})",
@@ -72,10 +76,11 @@ def _run(cmd: list, what: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def _isa(path: Path, target) -> str:
-    if "u74" in target.name or "riscv" in target.name:
-        return "riscv64"
-    return "loongarch64"
+def _isa(target) -> str:
+    return "riscv64" if "u74" in target.name or "riscv" in target.name else "loongarch64"
+
+
+START = re.compile(r"^(_start:|define\b[^;]*@_start\()", re.M)   # assembly's label, LLVM IR's definition
 
 
 def _build_and_run(text: str, lang: str, isa: str, work: Path, name: str) -> tuple[bytes, int]:
@@ -112,10 +117,9 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise SchedccError(f"{path}: no such file")
     target = load_target(args.target)
-    isa = _isa(path, target)
+    isa = _isa(target)
     with tempfile.TemporaryDirectory(prefix="schedcc-qemu-") as tmp:
-        work = Path(args.keep) if args.keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
+        work = Path(tmp)
         if path.suffix == ".c":
             text_path = work / "original.s"
             _run([_tool("clang-16"), ISAS[isa][0], "-ffreestanding", "-fno-builtin", "-nostdlib",
@@ -124,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
             text, name = text_path.read_text(), str(text_path)
         else:
             text, name = path.read_text(), str(path)
-        if not any(line.strip().startswith(("_start:", "define void @_start", "define dso_local void @_start"))
-                   or "@_start(" in line.split(";")[0] and line.startswith("define") for line in text.splitlines()):
+        if not START.search(text):
             raise SchedccError(f"{path}: defines no _start: schedcc qemu runs a freestanding program, which "
                                "starts at _start and writes its results itself",
                                notes=["bench/corpus/corpus.h and any bench/corpus/*.c show one way to write it"])
@@ -143,8 +146,12 @@ def run(args: argparse.Namespace) -> int:
         qemu = ISAS[isa][3]
         print(f"original under {qemu}:  {_describe(*want)}")
         print(f"pipelined under {qemu}: {_describe(*got)}")
-        if args.keep:
-            print(f"the built files are in {work}")
+        if args.keep:   # through the run's output transaction: written only when the run gets here
+            from schedcc.fileio import write_output
+            Path(args.keep).mkdir(parents=True, exist_ok=True)
+            for f in sorted(work.iterdir()):
+                write_output(Path(args.keep) / f.name, f.read_bytes(), inputs=(str(path),))
+            print(f"the built files are in {args.keep}")
     if want == got:
         print("same output and exit status")
         return 0
