@@ -409,35 +409,26 @@ def _positions(graph: fx.Graph) -> dict:
 def _topological(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
     """Put the graph's nodes in a topological order, each as early in the present order as it
     can be (placeholders first, the output last); with *check_only*, only check that one exists
-    with the *extra* (source, reader) edges. Raises ValueError on a cycle."""
-    import heapq
-    pos = _positions(graph)
-    succ: dict = {n: [] for n in graph.nodes}
-    indeg = dict.fromkeys(graph.nodes, 0)
-    for n in graph.nodes:
+    with the *extra* (source, reader) edges. Raises ValueError on a cycle. The order is
+    :func:`~schedcc.torch.fx_order.keyed_topological_order`'s, keyed by the present position."""
+    from schedcc.torch.fx_order import keyed_topological_order
+    nodes = list(graph.nodes)
+    pos = {n: k for k, n in enumerate(nodes)}
+    succ: list[list] = [[] for _ in nodes]
+    for n in nodes:
         for m in n.all_input_nodes:
-            succ[m].append(n)
-            indeg[n] += 1
+            succ[pos[m]].append((pos[m], pos[n]))
     for a, b in extra:
-        succ[a].append(b)
-        indeg[b] += 1
-    heap = [(pos[n], n.name) for n in graph.nodes if indeg[n] == 0]
-    by_name = {n.name: n for n in graph.nodes}
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        n = by_name[heapq.heappop(heap)[1]]
-        order.append(n)
-        for m in succ[n]:
-            indeg[m] -= 1
-            if indeg[m] == 0:
-                heapq.heappush(heap, (pos[m], m.name))
-    if len(order) != len(pos):
-        raise ValueError("the calls would make the graph's dependences a cycle")
+        succ[pos[a]].append((pos[a], pos[b]))
+    try:
+        order = keyed_topological_order(succ, list(range(len(nodes))))
+    except RuntimeError:
+        raise ValueError("the calls would make the graph's dependences a cycle") from None
     if check_only:
         return
-    output = next(n for n in reversed(graph.nodes) if n.op == "output")
-    for n in order:
+    output = next(n for n in reversed(nodes) if n.op == "output")
+    for k in order:
+        n = nodes[k]
         if n is not output and n.op != "placeholder":
             output.prepend(n)
 
