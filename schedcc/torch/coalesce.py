@@ -27,9 +27,10 @@ Readers of each original wait read their piece; nothing else changes.
 :func:`schedcc.torch.rebucket.plan` does for buckets: the collectives of a
 pool taken by the time schedcc's schedule of the graph has their inputs
 ready, cut into consecutive calls by dynamic programming (O(n^2) for n
-collectives) that minimises when the last call ends: a call starts once its
-last input is there and the previous call has ended (merging delays the
-early ones), lasts the collective's time for the sum of the bytes (one
+collectives) that minimises when the last call ends plus each call's
+lateness past the first start of a reader of what it carries in that
+schedule: a call starts once its last input is there and the previous call
+has ended (merging delays the early ones), lasts the collective's time for the sum of the bytes (one
 per-call latency instead of one per collective), fills the stream's time
 around its other collectives, and pays the fixed time of the kernels that
 pack and unpack it (delaying the compute); a call may only hold collectives
