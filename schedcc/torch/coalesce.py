@@ -128,14 +128,17 @@ def find_singles(gm: fx.GraphModule) -> list[Single]:
 
 # -- choosing the calls ---------------------------------------------------------------------
 
-def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0, need=None) -> list[list[int]]:
+def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0, need=None,
+                 stream_weight: int = 0) -> list[list[int]]:
     """Consecutive groups of the collectives taken by *ready* time whose chain of calls ends
     first, counting each call's lateness past the earliest *need* (when a reader of its result
     starts) of what it carries (ties: the least time on the stream); *cost(group)* is a call's
     ticks, *glue(k)* the ticks of the kernels a call of k collectives adds on the compute stream
     (they delay every collective made after them), *independent(group)* whether a group may
-    share a call; *busy* as in :func:`schedcc.torch.rebucket.split_groups`. Dynamic
-    programming, O(n^2) calls of *cost*."""
+    share a call; *busy* as in :func:`schedcc.torch.rebucket.split_groups`. With
+    *stream_weight* 1, the calls' time on the stream counts too (as in a step its
+    communication bounds, where every call's latency lengthens the step, however well it
+    fits the stream's gaps in the schedule planned from). Dynamic programming, O(n^2)."""
     from schedcc.torch.rebucket import _fill
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
@@ -151,7 +154,7 @@ def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0,
             c = cost(group)
             end = _fill(busy, max(best[j][3], r + g), c)
             late = best[j][5] + max(0, end - min(need[k] for k in group))
-            key = (end + g + late, best[j][1] + c)
+            key = (end + g + late + stream_weight * (best[j][1] + c), best[j][1] + c)
             if best[i] is None or key < best[i][:2]:
                 best[i] = (*key, j, end, g, late)
     cuts, i = [], n
@@ -190,10 +193,10 @@ def _ancestors(step) -> list[int]:
     return anc
 
 
-def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[str]]:
+def plan(step, dur: list[int], end: list[int], estimates: str, stream_weight: int = 0) -> list[list[str]]:
     """The calls to make of *step*'s mergeable collectives under the cost model of *estimates*
     (module docstring), from the schedule with node end times *end*: each a list of two or more
-    collectives' names ([] when no merge is worth it)."""
+    collectives' names ([] when no merge is worth it); *stream_weight* as in :func:`merge_groups`."""
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
     from schedcc.torch.rebucket import _busy, ready_ticks
@@ -233,7 +236,7 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[str]
         piece_ready = [max((ready.get(p, 0) for p in s.coll.all_input_nodes), default=0) for s in singles]
         others = _busy(step, dur, end, step.streams[at[0]], {s.coll for s in singles})
         needed = [need[step.index[s.wait]] if s.wait in step.index else math.inf for s in singles]
-        for g in merge_groups(piece_ready, cost, independent, others, glue, needed):
+        for g in merge_groups(piece_ready, cost, independent, others, glue, needed, stream_weight):
             if len(g) > 1:
                 calls.append([singles[k].name for k in g])
     return calls

@@ -134,8 +134,9 @@ def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     as :func:`schedcc.torch.coalesce.plan` chooses, each from the schedule of the best order so
     far, changed in place, when its best order predicts a shorter step than *after*; else None
     and the graph unchanged. Each plan is tried on a copy first (the graph a post-grad pass is
-    given must change in place or not at all) and kept only when the step gets shorter; up to
-    :data:`REBUCKET_ROUNDS` rounds of both, while one of them does."""
+    given must change in place or not at all) and kept only when the step gets shorter (of the
+    merge's two plans, the shorter); up to :data:`REBUCKET_ROUNDS` rounds of both, while one of
+    them does."""
     from schedcc.torch import coalesce as co
     from schedcc.torch import fx_streams as fs
     from schedcc.torch import rebucket as rb
@@ -147,24 +148,28 @@ def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     for _ in range(REBUCKET_ROUNDS):
         kept = False
         for mod in (rb, co):
-            chosen = mod.plan(cur[0], cur[1], fs.timeline(cur[0], cur[2], cur[1])[3], estimates)
-            if not chosen:
-                continue
-            trial_graph = fx.Graph(owning_module=gm)
-            trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
-            trial = fx.GraphModule(gm, trial_graph)
-            try:
-                done = mod.apply(trial, chosen)
-            except ValueError:  # the calls would make a cycle
-                continue
-            tstep = build_step(trial, step.target, groups, source)
-            tdur = durations(tstep, estimates)
-            torder, tafter = best_order(tstep, tdur, exact)
-            if (tafter.step_time_us, tafter.exposed_comm_us) >= (cur[3].step_time_us, cur[3].exposed_comm_us):
-                continue
-            plans.append((mod, chosen))
-            lines += [f"round {len(plans)}: {line}" for line in done]
-            cur, kept = (tstep, tdur, torder, tafter), True
+            end = fs.timeline(cur[0], cur[2], cur[1])[3]
+            candidates = [rb.plan(cur[0], cur[1], end, estimates)] if mod is rb else \
+                [co.plan(cur[0], cur[1], end, estimates, w) for w in (0, 1)]  # gaps free; stream time counted
+            best = None
+            for chosen in [c for k, c in enumerate(candidates) if c and c not in candidates[:k]]:
+                trial_graph = fx.Graph(owning_module=gm)
+                trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
+                trial = fx.GraphModule(gm, trial_graph)
+                try:
+                    done = mod.apply(trial, chosen)
+                except ValueError:  # the calls would make a cycle
+                    continue
+                tstep = build_step(trial, step.target, groups, source)
+                tdur = durations(tstep, estimates)
+                torder, tafter = best_order(tstep, tdur, exact)
+                bar = best[1][3] if best else cur[3]
+                if (tafter.step_time_us, tafter.exposed_comm_us) < (bar.step_time_us, bar.exposed_comm_us):
+                    best = (chosen, (tstep, tdur, torder, tafter), done)
+            if best is not None:
+                plans.append((mod, best[0]))
+                lines += [f"round {len(plans)}: {line}" for line in best[2]]
+                cur, kept = best[1], True
         if not kept:
             break
     if not plans:
