@@ -291,7 +291,8 @@ def test_a_real_torch_profiler_trace(tmp_path):
     assert 0 < step < 1 and share is None    # a CPU trace has no GPU kernels
 
 
-@pytest.mark.parametrize("name", ["jeanzay-a100-bloom.toml", "a100-40gb-mosaic.toml", "ascend910b-modellink.toml"])
+@pytest.mark.parametrize("name", ["jeanzay-a100-bloom.toml", "a100-40gb-mosaic.toml", "ascend910b-modellink.toml",
+                                  "a100-roce-internlm.toml"])
 def test_published_calibration_files_parse_and_predict(name):
     inp = read_runs(str(ROOT / "examples" / "calibration" / name))
     assert len(inp.runs) >= 20 and inp.fit_on and (len(inp.fit_on) == 2 or inp.fit_on == ["auto"])
@@ -374,3 +375,26 @@ def test_jeanzay_runs_are_deepspeed_pipeline_runs_with_even_stages():
     for r in inp.runs:
         assert r.settings.framework == "deepspeed", r.id
         assert layout(r.model, r.candidate)[0] == (72 // r.candidate.pp,) * r.candidate.pp, r.id
+
+
+INTERNLM = ROOT / "examples" / "calibration" / "a100-roce-internlm.toml"
+
+
+def test_internlm_a100_roce_runs_fit_on_two_and_report_the_others():
+    """InternLM's measured 7B runs on A100 80GB nodes with 4 x 100 Gb/s RoCE (docs/validation.md):
+    the auto pair and the two constants the file declares, every other run held out. The ranking
+    goal is met (tau 0.88), the error goal is not (median 21.3%, worst 32.7%): the steps grow with
+    the rank count (InternLM broadcasts each rank's weights), which the fitted bandwidth
+    efficiency cannot follow; the one-node runs, which see no network, stay within 7%."""
+    inp = read_runs(str(INTERNLM))
+    assert inp.base == "dgx-a100" and inp.fit_on == ["auto"] and len(inp.runs) == 20
+    assert inp.overrides == {"net_bw": "50Gbit/s"}
+    fit = calibrate(inp)
+    s = fit.summary()
+    assert [c.name for c in fit.constants] == ["compute", "net_efficiency"]
+    assert len(s["fitted"]) == 2 and sorted(s["fitted"] + s["held_out"]) == sorted(r.id for r in inp.runs)
+    assert s["held_out_tau"] >= 0.8
+    one_node = [r for r in fit.held_out if next(x for x in inp.runs if x.id == r.id).gpus == 8]
+    assert len(one_node) == 5 and all(abs(r.error) < 0.07 for r in one_node), [(r.id, r.error) for r in one_node]
+    # the documented shortfall, pinned both ways so that a change of the model shows here
+    assert 0.15 < s["held_out_median_error"] < 0.27 and 0.25 < s["held_out_worst_error"] < 0.40
