@@ -32,6 +32,15 @@ def test_the_405b_range_holds_nemo_runs_of_its_own_model():
     assert 0.50 < hi < 0.60 and lo < 0.45
 
 
+def test_the_175b_a100_range_holds_megascale_megatron_runs():
+    # MegaScale's Table 2 (NSDI 2024): Megatron-LM (commit 285068c8, January 2023) on the
+    # 175B at 256-12,288 Ampere GPUs, 41-53% MFU by the planner's count; the highest A100 run of
+    # the 175B's size is now its 256-GPU row (53.0%), above Korthikanti et al.'s 51.4%
+    lo, hi, ids = published_range(preset("gpt3-175b"), "dgx-a100")
+    assert {f"megascale-mlm-175b-{g}" for g in (256, 1024, 12288)} <= set(ids)
+    assert 0.52 < hi < 0.54 and lo < 0.40
+
+
 def test_each_winner_is_run_by_the_first_framework_offering_all_of_it():
     assert runnable_by(Candidate(64, 1, 1, zero=2)) == "deepspeed"
     assert runnable_by(Candidate(8, 8, 4, virtual=2, schedule="interleaved", zero=1, sp=True)) == "megatron"
