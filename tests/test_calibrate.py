@@ -291,7 +291,8 @@ def test_a_real_torch_profiler_trace(tmp_path):
     assert 0 < step < 1 and share is None    # a CPU trace has no GPU kernels
 
 
-@pytest.mark.parametrize("name", ["jeanzay-a100-bloom.toml", "a100-40gb-mosaic.toml", "ascend910b-modellink.toml"])
+@pytest.mark.parametrize("name", ["jeanzay-a100-bloom.toml", "a100-40gb-mosaic.toml", "ascend910b-modellink.toml",
+                                  "a100-roce-internlm.toml"])
 def test_published_calibration_files_parse_and_predict(name):
     inp = read_runs(str(ROOT / "examples" / "calibration" / name))
     assert len(inp.runs) >= 20 and inp.fit_on and (len(inp.fit_on) == 2 or inp.fit_on == ["auto"])
@@ -374,3 +375,62 @@ def test_jeanzay_runs_are_deepspeed_pipeline_runs_with_even_stages():
     for r in inp.runs:
         assert r.settings.framework == "deepspeed", r.id
         assert layout(r.model, r.candidate)[0] == (72 // r.candidate.pp,) * r.candidate.pp, r.id
+
+
+INTERNLM = ROOT / "examples" / "calibration" / "a100-roce-internlm.toml"
+
+
+def test_internlm_a100_roce_runs_fit_on_two_and_report_the_others():
+    """InternLM's measured 7B runs on A100 80GB nodes with 4 x 100 Gb/s RoCE (docs/validation.md):
+    the auto pair and the two constants the file declares, every other run held out. Ranked
+    (tau 0.89) and within 10% but one: tp1-zero1all-g1024 is 31% slow, the step growing with
+    the rank count past 256 GPUs (InternLM broadcasts each rank's weights separately), which no
+    bandwidth constant follows; so the 20% goal is not met on this file."""
+    inp = read_runs(str(INTERNLM))
+    assert inp.base == "dgx-a100" and inp.fit_on == ["auto"] and len(inp.runs) == 20
+    assert inp.overrides == {"net_bw": "50Gbit/s"} and all(r.settings.zero1_allreduce for r in inp.runs)
+    fit = calibrate(inp)
+    s = fit.summary()
+    assert [c.name for c in fit.constants] == ["compute", "net_efficiency"]
+    assert len(s["fitted"]) == 2 and sorted(s["fitted"] + s["held_out"]) == sorted(r.id for r in inp.runs)
+    assert s["held_out_tau"] >= 0.8 and s["held_out_median_error"] < 0.07
+    over = {r.id: round(r.error, 3) for r in fit.held_out if abs(r.error) > 0.20}
+    assert list(over) == ["tp1-zero1all-g1024"] and 0.25 < over["tp1-zero1all-g1024"] < 0.40, over
+
+
+LUMI = ROOT / "examples" / "calibration" / "lumi-mi250x-megatron.toml"
+
+
+def test_lumi_mi250x_runs_fit_on_two_and_predict_the_others():
+    """Measured Megatron-DeepSpeed runs on LUMI's AMD MI250X nodes (docs/validation.md), from the
+    MI250X file built from AMD's datasheet: the auto pair, compute and the in-node fabric's
+    efficiency, every held-out run within 20% and ranked (tau >= 0.8); none refused as out of
+    memory (DeepSpeed's BF16_Optimizer shards the optimizer: zero=1)."""
+    inp = read_runs(str(LUMI))
+    assert inp.base == "mi250x-cluster" and inp.fit_on == ["auto"] and len(inp.runs) == 9
+    fit = calibrate(inp)
+    s = fit.summary()
+    assert [c.name for c in fit.constants] == ["compute", "comm_efficiency"]
+    assert len(s["fitted"]) == 2 and len(s["held_out"]) == 7
+    assert s["held_out_tau"] >= 0.8
+    assert all(abs(r.error) <= 0.20 for r in fit.held_out), [(r.id, round(r.error, 3)) for r in fit.held_out]
+    assert not any("refuses" in n for n in fit.notes), fit.notes
+
+
+def test_zero1_allreduce_prices_the_whole_gradients_all_reduced():
+    """``zero1_allreduce = true`` (DeepSpeed's BF16_Optimizer, InternLM's HybridZeroOptimizer: the
+    whole gradients all-reduced, each rank updating its shard): the data-parallel reduction moves
+    twice what Megatron's reduce-scatter moves, so across nodes the step is longer."""
+    from schedcc.planner.frameworks import framework, sharding
+    from schedcc.planner.space import Candidate, Settings
+    assert sharding(framework("any"), Candidate(16, 1, 1, zero=1), Settings()).grad_collective == "reduce_scatter"
+    assert sharding(framework("any"), Candidate(16, 1, 1, zero=1),
+                    Settings(zero1_allreduce=True)).grad_collective == "allreduce"
+    text = ('[cluster]\nname = "mine"\nbase = "dgx-a100"\n[cluster.set]\nnet_bw = "50Gbit/s"\n'
+            + "".join(f'[[runs]]\nid = "{rid}"\nmodel = "mpt-7b"\ngpus = 32\nglobal_batch = 64\n'
+                      f'config = "tp=1,pp=1,microbatch=2,zero=1"\nframework = {{ grad_overlap = false{extra} }}\n'
+                      f'step_time_s = 1.0\n' for rid, extra in (("rs", ""), ("ar", ", zero1_allreduce = true"))))
+    runs = parse_runs(text, "t.toml").runs
+    base, _ = base_cluster(parse_runs(text, "t.toml"))
+    rs, ar = predict_steps(runs, base)
+    assert ar > rs * 1.02

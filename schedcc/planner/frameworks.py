@@ -201,8 +201,9 @@ def sharding(fw: Framework, cand, settings=None) -> Sharding:
         return Sharding("none", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
     if z == 0:
         return Sharding("step", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
-    if z == 1:
-        return Sharding("step", "reduce_scatter", "step", False, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
+    if z == 1:   # the gradients reduce-scattered (Megatron's distributed optimizer) or all-reduced whole
+        coll = "allreduce" if getattr(settings, "zero1_allreduce", False) else "reduce_scatter"
+        return Sharding("step", coll, "step", False, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
     if z == 2:
         return Sharding("micro", "reduce_scatter", "step", True, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
     if cand.pp > 1:   # FSDP under a pipeline schedule: no sync, no reshard until the last backward
