@@ -135,3 +135,22 @@ def test_reorder_merges_the_tiny_tp_graphs_layer_norm_all_reduces():
         assert r.after.step_time_us < plain.after.step_time_us
         changed.graph.lint()
         assert spmd.compare(gm, changed, default_size=tm.WORLD) == []
+
+
+def _written_between(a, b):
+    x = _C.wait_tensor(_C.all_reduce(a.sin(), "sum", "0"))
+    out = x + b  # reads b before it is written
+    b.add_(1)
+    y = _C.wait_tensor(_C.all_reduce(b.cos(), "sum", "0"))
+    return out, y
+
+
+def test_collectives_with_a_write_between_them_are_not_merged():
+    inputs = (torch.randn(16), torch.randn(16))
+    gm = make_fx(_written_between, tracing_mode="fake")(*inputs)
+    first, second = (s.name for s in co.find_singles(gm))
+    before = [n.name for n in gm.graph.nodes]
+    # merged, x + b would move after the call, so after b.add_(1): refused, the graph unchanged
+    with pytest.raises(ValueError, match="writes memory"):
+        co.apply(gm, [[first, second]])
+    assert [n.name for n in gm.graph.nodes] == before

@@ -248,8 +248,10 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     """Merge each call's collectives of *gm* (names of :func:`find_singles`, one pool, two or
     more a call, each in one call) into one call in place, rewire their waits' readers, put the
     graph in a topological order again, lint and recompile. One line per pool changed. Raises
-    ValueError (the graph unchanged) for calls that do not fit or would make a cycle."""
+    ValueError (the graph unchanged) for calls that do not fit, would make a cycle, or span a
+    node that writes memory (the readers of the earlier results would move past it)."""
     from torch._guards import detect_fake_mode
+    from schedcc.torch.fx_ops import written_args
     from schedcc.torch.rebucket import _Maker, _positions, _topological
     graph = gm.graph
     singles = {s.name: s for s in find_singles(gm)}
@@ -263,6 +265,12 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     edges = [(p, r) for call in calls for a in call for p in singles[a].coll.all_input_nodes
              for b in call for r in singles[b].wait.users]
     _topological(graph, check_only=True, extra=edges)
+    nodes, at = list(graph.nodes), _positions(graph)
+    for call in calls:  # the readers of the earlier results move past this span: nothing in it may write
+        span = sorted(at[singles[name].coll] for name in call)
+        writer = next((n for n in nodes[span[0]:span[-1]] if written_args(n)), None)
+        if writer is not None:
+            raise ValueError(f"'{writer.name}' writes memory between the collectives of {call}")
     lines: dict = {}
     for call in calls:
         lines.setdefault(singles[call[0]].pool(), []).append(len(call))
