@@ -58,6 +58,8 @@ class ModelSpec:
     dropout: bool = False      # dropout after attention and MLP (its masks are kept for backward)
     tied_embeddings: bool = False
     causal: bool = True
+    layer_tensors: int = 0     # parameter tensors per layer as the software holds them (0: its matrices
+    #                            and two norm weights; InternLM's 7B: 9, Wqkv and out_proj with a bias)
     name: str = "transformer"
     source: str = ""
 
@@ -106,6 +108,17 @@ class ModelSpec:
 
     def embedding_params(self) -> int:
         return self.vocab * self.hidden
+
+    def param_tensors(self, layers: int, first: bool = True, last: bool = True) -> int:
+        """Parameter tensors of *layers* layers (plus the embedding on the *first* stage, the final
+        norm and untied output layer on the *last*): what a ZeRO-1 that partitions whole tensors
+        over its ranks (InternLM's HybridZeroOptimizer) can give a rank at most.
+
+        >>> preset("gpt3-175b").param_tensors(96)   # 96 x (qkv, proj, 2 MLP, 2 norms) + 2
+        578
+        """
+        per = self.layer_tensors or 2 + (3 if self.gated else 2) + 2
+        return layers * per + int(first) + (1 + int(not self.tied_embeddings) if last else 0)
 
     def params(self) -> int:
         """Every parameter: layers, the input embedding, the output layer unless tied."""
