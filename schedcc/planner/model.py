@@ -37,7 +37,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.training.limits import check_layout, check_size
 
 PRESETS_FILE = Path(__file__).resolve().parent / "models.toml"
@@ -88,6 +88,9 @@ class ModelSpec:
         if self.ffn:
             check_size("ffn_hidden", self.ffn)
         check_layout(hidden=self.hidden, heads=self.heads, kv_heads=self.kv)
+        if self.layer_tensors != 0:
+            check_range(self.layer_tensors, 1, 1000, "layer_tensors", integer=True,
+                        why="parameter tensors per layer; 0: its matrices and two norm weights")
         if self.mlp not in ("gelu", "swiglu"):
             raise SchedccError(f"unknown MLP '{self.mlp}'", notes=["choose gelu or swiglu"])
 
