@@ -162,6 +162,9 @@ class Settings:
     zero1_allreduce: bool = False     # ZeRO-1: the whole gradients all-reduced, each rank updating its shard
     #                                   (DeepSpeed's BF16_Optimizer, InternLM's HybridZeroOptimizer); False:
     #                                   reduce-scattered (Megatron-LM's distributed optimizer)
+    zero1_param_broadcast: bool = False  # ZeRO-1: each rank broadcasts its updated shard, one broadcast
+    #                                   per rank holding tensors (InternLM's HybridZeroOptimizer.broadcast_params);
+    #                                   False: one all-gather
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
 
