@@ -199,10 +199,9 @@ def plan(step, dur: list[int], end: list[int], estimates: str, stream_weight: in
     collectives' names ([] when no merge is worth it); *stream_weight* as in :func:`merge_groups`."""
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
-    from schedcc.torch.rebucket import _busy, ready_ticks
+    from schedcc.torch.rebucket import busy_intervals, kernel_ticks, ready_ticks
     ready = ready_ticks(step, end, dur)
-    kernel = min([ticks(step.cluster.compute_time(0.0, 1.0))]
-                 + [d for d, st in zip(dur, step.streams) if d and st == "compute"])
+    kernel = kernel_ticks(step, dur)
     pools: dict = {}
     for s in find_singles(step.gm):
         if s.coll in step.index:
@@ -234,7 +233,7 @@ def plan(step, dur: list[int], end: list[int], estimates: str, stream_weight: in
         per_piece = 1 if singles[0].kind == "all_gather" else 0  # the unpacking copy of each
         glue = lambda k, per_piece=per_piece: 0 if k == 1 else kernel * (1 + per_piece * k)  # noqa: E731
         piece_ready = [max((ready.get(p, 0) for p in s.coll.all_input_nodes), default=0) for s in singles]
-        others = _busy(step, dur, end, step.streams[at[0]], {s.coll for s in singles})
+        others = busy_intervals(step, dur, end, step.streams[at[0]], {s.coll for s in singles})
         needed = [need[step.index[s.wait]] if s.wait in step.index else math.inf for s in singles]
         for g in merge_groups(piece_ready, cost, independent, others, glue, needed, stream_weight):
             if len(g) > 1:

@@ -265,7 +265,15 @@ def _fill(busy: list[tuple[int, int]], t: int, c: int) -> int:
     return t + c
 
 
-def _busy(step, dur: list[int], end: list[int], stream: str, skip: set) -> list[tuple[int, int]]:
+def kernel_ticks(step, dur: list[int]) -> int:
+    """A buffer-building kernel's fixed time: the cluster's kernel launch, or less if some kernel
+    of the graph takes less under these estimates (Inductor's roofline has no launch time). O(n)."""
+    from schedcc.training.costs import ticks
+    return min([ticks(step.cluster.compute_time(0.0, 1.0))]
+               + [d for d, st in zip(dur, step.streams) if d and st == "compute"])
+
+
+def busy_intervals(step, dur: list[int], end: list[int], stream: str, skip: set) -> list[tuple[int, int]]:
     """The merged intervals when the collectives of *stream* not in *skip* run."""
     spans = sorted((end[i] - dur[i], end[i]) for i in step.collectives()
                    if step.streams[i] == stream and step.nodes[i] not in skip and dur[i])
@@ -287,10 +295,7 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
     from schedcc.training.costs import ticks
     from schedcc.torch.fx_volume import collective_cost_fn
     ready = ready_ticks(step, end, dur)
-    # a buffer-building kernel's fixed time: the cluster's kernel launch, or less if some kernel of
-    # the graph takes less under these estimates (Inductor's roofline has no launch time)
-    kernel = min([ticks(step.cluster.compute_time(0.0, 1.0))]
-                 + [d for d, st in zip(dur, step.streams) if d and st == "compute"])
+    kernel = kernel_ticks(step, dur)
     pools: dict = {}
     for b in find_buckets(step.gm):
         if b.coll in step.index:
@@ -310,7 +315,7 @@ def plan(step, dur: list[int], end: list[int], estimates: str) -> list[list[tupl
                 memo[key] = ticks(fn(max(1.0, key * unit)))
             return memo[key]
         piece_ready = [ready.get(b.pieces[k], 0) if isinstance(b.pieces[k], fx.Node) else 0 for b, k in pieces]
-        others = _busy(step, dur, end, step.streams[i], {b.coll for b in buckets})
+        others = busy_intervals(step, dur, end, step.streams[i], {b.coll for b in buckets})
         glue = kernel * sum(1 for n in buckets[0].build if n in step.index and dur[step.index[n]])
         groups = split_groups(piece_ready, [b.sizes[k] / total for b, k in pieces], cost, others, glue)
         mine = [[(pieces[j][0].name, pieces[j][1]) for j in g] for g in groups]
