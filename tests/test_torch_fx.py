@@ -180,6 +180,15 @@ def schedcc(*args):
                           timeout=300)
 
 
+def in_process(capsys, *args):
+    """``schedcc ARGS`` run by the CLI's own entry point in this process (exit code, output, errors):
+    a torch subprocess costs 4-8 s of CPU to import torch and torch.export before it reads a byte."""
+    from schedcc.cli import main
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     from schedcc.torch.capture import export
@@ -189,26 +198,17 @@ def saved(tmp_path_factory):
     return path
 
 
-def test_cli_reorders_a_saved_graph_and_writes_one_that_computes_the_same(saved, tmp_path):
+def test_cli_reorders_a_saved_graph_and_writes_one_that_computes_the_same(saved, tmp_path, capsys):
     out = tmp_path / "out.pt2"
-    r = schedcc("fx", saved, "--target", "h100-8x", "--group", "0=4", "-o", out)
-    assert r.returncode == 0, r.stderr
-    assert "original" in r.stdout and "schedcc" in r.stdout and f"wrote {out}" in r.stderr
-    rows = {line[:32].strip(): line[32:].split() for line in r.stdout.splitlines() if line.startswith("  ")}
+    code, stdout, stderr = in_process(capsys, "fx", saved, "--target", "h100-8x", "--group", "0=4", "-o", out)
+    assert code == 0, stderr
+    assert "original" in stdout and "schedcc" in stdout and f"wrote {out}" in stderr
+    rows = {line[:32].strip(): line[32:].split() for line in stdout.splitlines() if line.startswith("  ")}
     assert float(rows["any order (lower bound)"][-1]) <= float(rows["schedcc"][-1])  # exposed (us)
-    assert "  bound: " in r.stdout
+    assert "  bound: " in stdout
     before, after = torch.export.load(saved).graph_module, torch.export.load(out).graph_module
     after.graph.lint()
     assert spmd.compare(before, after, default_size=tm.WORLD) == []
-
-
-def in_process(capsys, *args):
-    """``schedcc ARGS`` run by the CLI's own entry point in this process (exit code, output, errors):
-    a torch subprocess costs 4-8 s of CPU to import torch and torch.export before it reads a byte."""
-    from schedcc.cli import main
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
