@@ -2,7 +2,7 @@
 
 The graphs are the four families of tests/torch_models.py at their tiny size,
 captured on CPU with the fake process group (seconds each, captured once per
-module); bench/bench_torch_fx.py runs the larger sizes.
+process by tests/torch_models.py); bench/bench_torch_fx.py runs the larger sizes.
 """
 
 import copy
