@@ -26,7 +26,8 @@ from schedcc.planner.calibrate import calibrate
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ["examples/calibration/jeanzay-a100-bloom.toml", "examples/calibration/a100-40gb-mosaic.toml",
-         "examples/calibration/ascend910b-modellink.toml"]
+         "examples/calibration/ascend910b-modellink.toml", "examples/calibration/a100-roce-internlm.toml",
+         "examples/calibration/lumi-mi250x-megatron.toml"]
 
 
 def line(name: str, fit) -> str:

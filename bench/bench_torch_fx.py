@@ -19,7 +19,7 @@ Then a ~10,000-node graph (FSDP2, 24 blocks) is reordered with
 schedcc.torch.reorder; CPU time reported.
 
     nice .venv/bin/python bench/bench_torch_fx.py [--sizes small,large] [--run [--threads 1]]
-        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only] [--bucketer]
+        [--json out.json] [--save DIR | --saved DIR] [--bounds-only] [--check-only [--check-rebucket EST]] [--bucketer]
         [--merge A.json ...]
 
 (--saved reads the graphs a --save run exported, torch.export.save, instead of
@@ -28,7 +28,8 @@ percent more nodes. --bounds-only prints each graph's bounds under both
 estimates and nothing else: a second or so per graph. --merge A.json B.json
 prints the table and medians of earlier --json runs together; with --saved DIR,
 both bounds computed again from the saved graphs. --check-only reorders each
-graph and runs it against the original, nothing else. --bucketer, with
+graph and runs it against the original, nothing else (--check-rebucket EST:
+re-bucketed under those estimates). --bucketer, with
 --saved, runs Inductor's overlap scheduler with its collective bucketing
 (the overlap-preserving bucketer) and schedcc with re-bucketing on each saved
 graph under both estimates, nothing else.)
@@ -68,8 +69,9 @@ TARGET = "h100-8x"
 REBUCKET = "schedcc+rebucket"
 
 
-def check_only(family: str, size: str, saved: str | None) -> str:
-    """*family*-*size* reordered by schedcc and run against the original, nothing else."""
+def check_only(family: str, size: str, saved: str | None, rebucket: str | None = None) -> str:
+    """*family*-*size* reordered by schedcc (with *rebucket*, re-bucketed under those
+    estimates) and run against the original, nothing else."""
     t = time.process_time()
     groups = None
     if saved:
@@ -80,13 +82,14 @@ def check_only(family: str, size: str, saved: str | None) -> str:
     load_s = time.process_time() - t
     original = copy.deepcopy(gm)
     t = time.process_time()
-    reorder(gm, TARGET, groups=groups)
+    r = reorder(gm, TARGET, groups=groups, **({"estimates": rebucket, "rebucket": True} if rebucket else {}))
     gm.graph.lint()
     reorder_s = time.process_time() - t
     t = time.process_time()
     diffs = spmd.compare(original, gm, default_size=tm.WORLD)
     return (f"{family} {size}: {sum(1 for _ in gm.graph.nodes)} nodes, load {load_s:.1f} s, reorder and lint "
             f"{reorder_s:.1f} s, run {time.process_time() - t:.1f} s CPU, mismatches {len(diffs)}"
+            + (f", re-bucketed under {rebucket}'s estimates: {'; '.join(r.rebucketed) or 'nothing'}" if rebucket else "")
             + (f" ({'; '.join(diffs[:5])})" if diffs else ""))
 
 
@@ -331,6 +334,8 @@ def main() -> int:
     ap.add_argument("--bounds-only", action="store_true", help="print each graph's lower bound and stop")
     ap.add_argument("--check-only", action="store_true",
                     help="only reorder each graph and run it against the original (no Inductor passes, no bounds)")
+    ap.add_argument("--check-rebucket", choices=("schedcc", "inductor"),
+                    help="with --check-only: reorder with re-bucketing under these estimates")
     ap.add_argument("--bucketer", action="store_true",
                     help="with --saved: Inductor's overlap scheduler with its bucketer against schedcc with "
                          "re-bucketing, nothing else")
@@ -345,7 +350,7 @@ def main() -> int:
     if args.check_only:
         for size in args.sizes.split(","):
             for family in args.families.split(","):
-                print(check_only(family, size, args.saved), flush=True)
+                print(check_only(family, size, args.saved, args.check_rebucket), flush=True)
         return 0
     if args.merge:
         results = [r for f in args.merge for r in json.loads(Path(f).read_text())["results"]]

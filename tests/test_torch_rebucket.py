@@ -131,8 +131,10 @@ def test_cli_rebuckets_and_writes_a_graph_that_computes_the_same(tmp_path):
                         "--estimates", "inductor", "--rebucket", "-o", out], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
-    # the tiny graph's three reduce-scatters are all latency: one call (the export's graph, as saved)
-    assert "  re-bucketed: reduce_scatter: 3 buckets of 26 pieces in 1 calls (26)" in r.stdout
+    # the tiny graph's three reduce-scatters are all latency: one call (the export's graph, as saved);
+    # its five all-gathers are merged in a second round (schedcc.torch.coalesce)
+    assert "  re-bucketed: round 1: reduce_scatter: 3 buckets of 26 pieces in 1 calls (26)" in r.stdout
+    assert "  re-bucketed: round 2: all_gather: 5 collectives merged into 1 call (5)" in r.stdout
     before, after = torch.export.load(saved).graph_module, torch.export.load(out).graph_module
     after.graph.lint()
     assert collectives(after, _C.reduce_scatter_tensor.default) == 1

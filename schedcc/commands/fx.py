@@ -21,7 +21,9 @@ overlap scheduler and its older reordering passes on the same graph, under
 schedcc's cost model and under Inductor's own estimates. --rebucket also lets
 schedcc split and merge bucketed collectives (DDP's all-reduce of a
 concatenation, FSDP2's reduce-scatter of its chunk-cat buffer) into calls on
-groups of their pieces chosen by the cost model, kept only when the step is
+groups of their pieces chosen by the cost model, and merge independent
+collectives of one kind, group, reduction and dtype (tensor parallelism's
+layer-norm all-reduces) into fewer calls, each kept only when the step is
 predicted shorter; the outputs stay exactly the same.
 
 examples:
@@ -47,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", action="store_true",
                         help="also run Inductor's reordering passes; one table under both estimates")
     parser.add_argument("--rebucket", action="store_true",
-                        help="also split and merge bucketed all-reduces and FSDP2 reduce-scatters into calls the "
-                             "cost model chooses, when that shortens the step (default: the graph's nodes kept, "
-                             "only reordered)")
+                        help="also split and merge bucketed all-reduces and FSDP2 reduce-scatters, and merge "
+                             "independent collectives of one kind, into calls the cost model chooses, when that "
+                             "shortens the step (default: the graph's nodes kept, only reordered)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--import", action="append", metavar="MODULE", dest="imports", default=[],
                         help="import this Python module before reading the graph, so that the custom ops it "

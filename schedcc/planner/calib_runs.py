@@ -67,7 +67,7 @@ FRAMEWORK_KEYS = {f.name for f in fields(Settings)} - {"explicit"}
 # ``schedcc plan``'s options are (commands/plan.py reads the same ranges and choices).
 ATTENTIONS = ("flash", "unfused", "triton", "eager", "cudnn")
 SETTING_FLAGS = ("grad_overlap", "param_gather_overlap", "fp32_params", "tp_cross_node", "expandable_segments",
-                 "tp_async_allreduce")
+                 "tp_async_allreduce", "zero1_allreduce", "zero1_param_broadcast")
 SETTING_RANGES = {
     "bucket_elements": (0, 10**10, "gradients per reduction bucket; 0: one per model chunk"),
     "grad_bytes": (2, 4, "bytes per element: 2 (bf16) or 4 (fp32)"),

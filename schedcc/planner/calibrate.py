@@ -201,7 +201,7 @@ def base_cluster(inp) -> tuple[Cluster, Target]:
     target = load_target(inp.base)
     if target.domain != "cluster":
         raise SchedccError(f"{inp.path}: base '{inp.base}' is not a cluster model",
-                           notes=["the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster"])
+                           notes=["the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster, mi250x-cluster"])
     try:
         target = apply_overrides(target, inp.overrides)
     except SchedccError as err:
@@ -213,7 +213,7 @@ def base_cluster(inp) -> tuple[Cluster, Target]:
     c = cluster_of(target)
     if not c.memory_capacity or not c.compute_units:
         raise SchedccError(f"{inp.path}: base '{inp.base}' lacks the planner's fields (memory_capacity, compute_units)",
-                           notes=["start from dgx-a100, dgx-h100 or ascend910b-cluster"])
+                           notes=["start from dgx-a100, dgx-h100, ascend910b-cluster or mi250x-cluster"])
     return c, target
 
 

@@ -180,6 +180,7 @@ class Sharding:
     grad_reduce_bytes: int      # bytes per gradient element on the wire
     fp32_params: bool
     optimizer_bytes: int = 12   # optimizer state bytes per parameter before sharding (planner.memory)
+    gather_broadcast: bool = False  # the weights gathered by one broadcast per rank, not one all-gather
 
 
 def sharding(fw: Framework, cand, settings=None) -> Sharding:
@@ -201,8 +202,10 @@ def sharding(fw: Framework, cand, settings=None) -> Sharding:
         return Sharding("none", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
     if z == 0:
         return Sharding("step", "allreduce", "none", False, False, False, False, grad_bytes, reduce_bytes, fp32, opt)
-    if z == 1:
-        return Sharding("step", "reduce_scatter", "step", False, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
+    if z == 1:   # the gradients reduce-scattered (Megatron's distributed optimizer) or all-reduced whole
+        coll = "allreduce" if getattr(settings, "zero1_allreduce", False) else "reduce_scatter"
+        return Sharding("step", coll, "step", False, False, False, True, grad_bytes, reduce_bytes, fp32, opt,
+                        bool(getattr(settings, "zero1_param_broadcast", False)))
     if z == 2:
         return Sharding("micro", "reduce_scatter", "step", True, False, False, True, grad_bytes, reduce_bytes, fp32, opt)
     if cand.pp > 1:   # FSDP under a pipeline schedule: no sync, no reshard until the last backward
@@ -210,6 +213,24 @@ def sharding(fw: Framework, cand, settings=None) -> Sharding:
     if cand.reshard:
         return Sharding("layer", "reduce_scatter", "layer", True, True, False, True, grad_bytes, reduce_bytes, fp32, opt)
     return Sharding("layer", "reduce_scatter", "layer-fwd", True, False, True, True, grad_bytes, reduce_bytes, fp32, opt)
+
+
+def param_broadcasts(cand, cluster, model, stage_params, s: int, n_stages: int) -> tuple[float, float]:
+    """ZeRO-1's weights redistributed as InternLM's HybridZeroOptimizer does it (broadcast_params):
+    one ``dist.broadcast`` of each rank's updated shard, all issued on the ZeRO group's one
+    communicator and waited together, so run one after another; a rank holds whole tensors, so
+    ``min(ranks, tensors)`` of them. Each pays its own latency and launch
+    (:meth:`~schedcc.training.costs.Cluster.collective_time` of one shard's bytes); their bytes
+    total the all-gather's. (seconds of them all, the share of a member's NIC they keep busy).
+    O(1)."""
+    shard, tp = cand.dp * cand.cp, cand.tp
+    first, last = s == 0, s == n_stages - 1
+    emb = model.embedding_params() * (int(first) + int(last and (not model.tied_embeddings or n_stages > 1)))
+    layers = round((stage_params[s] * tp - emb) / model.layer_params())
+    count = max(1, min(shard, model.param_tensors(layers, first, last)))
+    one = stage_params[s] * 2 / count
+    t = cluster.collective_time("broadcast", one, shard, tp)
+    return count * t, (min(1.0, cluster.net_time("broadcast", one, shard, tp) / t) if t > 0 else 0.0)
 
 
 def bucket_plan(elements: float, bucket_elements: int, cap: int) -> tuple[int, list[float]]:

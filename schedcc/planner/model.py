@@ -37,7 +37,7 @@ import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from schedcc.errors import SchedccError
+from schedcc.errors import SchedccError, check_range
 from schedcc.training.limits import check_layout, check_size
 
 PRESETS_FILE = Path(__file__).resolve().parent / "models.toml"
@@ -58,6 +58,8 @@ class ModelSpec:
     dropout: bool = False      # dropout after attention and MLP (its masks are kept for backward)
     tied_embeddings: bool = False
     causal: bool = True
+    layer_tensors: int = 0     # parameter tensors per layer as the software holds them (0: its matrices
+    #                            and two norm weights; InternLM's 7B: 9, Wqkv and out_proj with a bias)
     name: str = "transformer"
     source: str = ""
 
@@ -86,6 +88,9 @@ class ModelSpec:
         if self.ffn:
             check_size("ffn_hidden", self.ffn)
         check_layout(hidden=self.hidden, heads=self.heads, kv_heads=self.kv)
+        if self.layer_tensors != 0:
+            check_range(self.layer_tensors, 1, 1000, "layer_tensors", integer=True,
+                        why="parameter tensors per layer; 0: its matrices and two norm weights")
         if self.mlp not in ("gelu", "swiglu"):
             raise SchedccError(f"unknown MLP '{self.mlp}'", notes=["choose gelu or swiglu"])
 
@@ -106,6 +111,17 @@ class ModelSpec:
 
     def embedding_params(self) -> int:
         return self.vocab * self.hidden
+
+    def param_tensors(self, layers: int, first: bool = True, last: bool = True) -> int:
+        """Parameter tensors of *layers* layers (plus the embedding on the *first* stage, the final
+        norm and untied output layer on the *last*): what a ZeRO-1 that partitions whole tensors
+        over its ranks (InternLM's HybridZeroOptimizer) can give a rank at most.
+
+        >>> preset("gpt3-175b").param_tensors(96)   # 96 x (qkv, proj, 2 MLP, 2 norms) + 2
+        578
+        """
+        per = self.layer_tensors or 2 + (3 if self.gated else 2) + 2
+        return layers * per + int(first) + (1 + int(not self.tied_embeddings) if last else 0)
 
     def params(self) -> int:
         """Every parameter: layers, the input embedding, the output layer unless tied."""

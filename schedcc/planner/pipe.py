@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from schedcc.planner.frameworks import bucket_plan, framework, sharding
+from schedcc.planner.frameworks import bucket_plan, framework, param_broadcasts, sharding
 from schedcc.planner.nic import NicUse, shared_nics
 from schedcc.problem import Dep, Machine, Op, SchedGraph
 from schedcc.sched.solve import ListStrategy, solve
@@ -373,6 +373,9 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
                 size = stage_params[s] * 2 / settings.buckets
                 t, use = cluster.collective_time("allgather", size, *group), NicUse(_nic_load(
                     cluster, "allgather", size, *group), (r,))
+                if sh.gather_broadcast:
+                    t, load = param_broadcasts(cand, cluster, model, stage_params, s, n_stages)
+                    t, use = t / settings.buckets, NicUse(load, (r,))
                 gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t, use) for j in range(settings.buckets)]
                 if settings.param_gather_overlap:
                     fs = first_f[s]

@@ -159,6 +159,12 @@ class Settings:
     tp_async_allreduce: bool = True   # the input gradient's tensor-parallel all-reduce runs under the weight-gradient
     #                                   GEMM (Megatron-LM's async all-reduce); False: after it, as autograd orders
     #                                   copy_to_tensor_model_parallel_region + F.linear (BigScience's 2022 fork)
+    zero1_allreduce: bool = False     # ZeRO-1: the whole gradients all-reduced, each rank updating its shard
+    #                                   (DeepSpeed's BF16_Optimizer, InternLM's HybridZeroOptimizer); False:
+    #                                   reduce-scattered (Megatron-LM's distributed optimizer)
+    zero1_param_broadcast: bool = False  # ZeRO-1: each rank broadcasts its updated shard, one broadcast
+    #                                   per rank holding tensors (InternLM's HybridZeroOptimizer.broadcast_params);
+    #                                   False: one all-gather
     buckets: int = 4                  # at most this many graph nodes per model chunk's gradient reduction
     explicit: tuple[str, ...] | None = None
 

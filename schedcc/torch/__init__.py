@@ -3,8 +3,8 @@
 * FX graphs reordered to hide their collectives (docs/torch-fx.md): ``fx_ops``, ``fx_graph``,
   ``fx_order``, ``fx_streams``, ``fx_best``, ``fx_reorder``, ``fx_bound`` (a lower bound on the exposed
   communication of any order), ``fx_volume`` (the same for any splitting or bucketing), ``rebucket``
-  (split and merge bucketed collectives, ``reorder(..., rebucket=True)``), ``inductor``, ``capture``,
-  ``spmd``.
+  (split and merge bucketed collectives, ``reorder(..., rebucket=True)``), ``coalesce`` (merge
+  independent collectives, the same option), ``inductor``, ``capture``, ``spmd``.
 * Profiler traces of real runs (docs/traces.md): :mod:`schedcc.torch.kineto` (read),
   :mod:`schedcc.torch.replay` (replay, measured vs replayed), :mod:`schedcc.torch.exposed`
   (HTA's exposed communication), :mod:`schedcc.torch.whatif` (what-ifs); reading a trace

@@ -88,8 +88,11 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
     *rebucket*, bucketed collectives (DDP's all-reduce of a concatenation, FSDP2's reduce-scatter of
     its chunk-cat buffer) are also split into calls on groups of their pieces chosen by the cost
     model (:mod:`schedcc.torch.rebucket`), and the changed graph is kept only when its best order
-    predicts a shorter step than the best order of the graph as it is; the node set then changes
-    (``Reordered.rebucketed`` says how), the outputs stay exactly the same. Raises
+    predicts a shorter step than the best order of the graph as it is; independent collectives of
+    one kind, group, reduction and dtype (tensor parallelism's layer-norm all-reduces) are also
+    merged into calls the cost model chooses (:mod:`schedcc.torch.coalesce`), kept on the same
+    rule; the node set then changes (``Reordered.rebucketed`` says how), the outputs stay exactly
+    the same. Raises
     :class:`SchedccError` naming the op and node that cannot be priced. O(k (n + e) log n) for n
     nodes, e uses, k candidates.
     """
@@ -127,11 +130,14 @@ def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[st
 
 def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     """(step, durations, order, result, lines) of *step*'s graph with its buckets split and
-    merged as :func:`schedcc.torch.rebucket.plan` chooses from the schedule of *order*, changed
-    in place, when its best order predicts a shorter step than *after*; else None and the graph
-    unchanged. Each plan is tried on a copy first (the graph a post-grad pass is given must change
-    in place or not at all); a plan kept is planned again from its own schedule, up to
-    :data:`REBUCKET_ROUNDS` times, while the step gets shorter."""
+    merged as :func:`schedcc.torch.rebucket.plan` chooses and its independent collectives merged
+    as :func:`schedcc.torch.coalesce.plan` chooses, each from the schedule of the best order so
+    far, changed in place, when its best order predicts a shorter step than *after*; else None
+    and the graph unchanged. Each plan is tried on a copy first (the graph a post-grad pass is
+    given must change in place or not at all) and kept only when the step gets shorter (of the
+    merge's two plans, the shorter); up to :data:`REBUCKET_ROUNDS` rounds of both, while one of
+    them does."""
+    from schedcc.torch import coalesce as co
     from schedcc.torch import fx_streams as fs
     from schedcc.torch import rebucket as rb
     from schedcc.torch.fx_best import best_order
@@ -140,28 +146,36 @@ def _rebucketed(step, dur, order, after, estimates, exact, groups, source):
     gm = step.gm
     plans, lines, cur = [], [], (step, dur, order, after)
     for _ in range(REBUCKET_ROUNDS):
-        chosen = rb.plan(cur[0], cur[1], fs.timeline(cur[0], cur[2], cur[1])[3], estimates)
-        if not chosen:
+        kept = False
+        for mod in (rb, co):
+            end = fs.timeline(cur[0], cur[2], cur[1])[3]
+            candidates = [rb.plan(cur[0], cur[1], end, estimates)] if mod is rb else \
+                [co.plan(cur[0], cur[1], end, estimates, w) for w in (0, 1)]  # gaps free; stream time counted
+            best = None
+            for chosen in [c for k, c in enumerate(candidates) if c and c not in candidates[:k]]:
+                trial_graph = fx.Graph(owning_module=gm)
+                trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
+                trial = fx.GraphModule(gm, trial_graph)
+                try:
+                    done = mod.apply(trial, chosen)
+                except ValueError:  # the calls would make a cycle
+                    continue
+                tstep = build_step(trial, step.target, groups, source)
+                tdur = durations(tstep, estimates)
+                torder, tafter = best_order(tstep, tdur, exact)
+                bar = best[1][3] if best else cur[3]
+                if (tafter.step_time_us, tafter.exposed_comm_us) < (bar.step_time_us, bar.exposed_comm_us):
+                    best = (chosen, (tstep, tdur, torder, tafter), done)
+            if best is not None:
+                plans.append((mod, best[0]))
+                lines += [f"round {len(plans)}: {line}" for line in best[2]]
+                cur, kept = best[1], True
+        if not kept:
             break
-        trial_graph = fx.Graph(owning_module=gm)
-        trial_graph.output(trial_graph.graph_copy(cur[0].gm.graph, {}))
-        trial = fx.GraphModule(gm, trial_graph)
-        try:
-            done = rb.apply(trial, chosen)
-        except ValueError:  # the calls would make a cycle
-            break
-        tstep = build_step(trial, step.target, groups, source)
-        tdur = durations(tstep, estimates)
-        torder, tafter = best_order(tstep, tdur, exact)
-        if (tafter.step_time_us, tafter.exposed_comm_us) >= (cur[3].step_time_us, cur[3].exposed_comm_us):
-            break
-        plans.append(chosen)
-        lines += [f"round {len(plans)}: {line}" for line in done]
-        cur = (tstep, tdur, torder, tafter)
     if not plans:
         return None
-    for chosen in plans:
-        rb.apply(gm, chosen)
+    for mod, chosen in plans:
+        mod.apply(gm, chosen)
     tstep, _, torder, tafter = cur
     new = build_step(gm, step.target, groups, source)
     names = [tstep.nodes[i].name for i in torder]

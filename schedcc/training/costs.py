@@ -174,13 +174,16 @@ class Cluster:
     def _inter_phase(self, kind: str, size: float, k: int, n: int) -> float:
         """The inter-node phase of *kind* among *n* nodes of *k* members each: the whole
         collective when k is 1, else on size/k bytes (each device drives its own NIC;
-        all-to-all, broadcast and reduce: every byte that leaves a node)."""
+        broadcast: the chain's node crossings, its bytes spread over the k NICs as NCCL's channels
+        spread them; all-to-all and reduce: every byte that leaves a node)."""
         bn, an = self._inter()
         if k == 1:
             return _flat(kind, size, n, bn, an, self.inter_algorithm)
         if kind == "allreduce":
             return _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
         if kind in ("allgather", "reduce_scatter"):
+            return _flat(kind, size / k, n, bn, an, "ring")
+        if kind == "broadcast":   # the chain's n - 1 node crossings, its bytes over the k devices' NICs
             return _flat(kind, size / k, n, bn, an, "ring")
         return _flat(kind, size * (n - 1) / n, n * k, bn, an, "ring")
 
@@ -194,7 +197,10 @@ class Cluster:
             return 2 * half_intra + inter
         if kind in ("allgather", "reduce_scatter"):
             return half_intra + inter
-        # alltoall, broadcast, reduce: bounded by the slower level
+        if kind == "broadcast":   # NCCL's ring: one pipelined chain through the n k devices, node by node
+            bn, an = self._inter()
+            return n * (k - 1) * ai + (n - 1) * an + max(size / bi, size / (k * bn))
+        # alltoall, reduce: bounded by the slower level
         return max(_flat(kind, size, k, bi, ai, "ring"), inter)
 
 
