@@ -206,7 +206,7 @@ def test() -> int:
     ensure_torch()
     ensure_framework_parsers()
     args = sys.argv[2:]
-    # The whole suite on every core (pytest-xdist): about 2.5 minutes on two.
+    # The whole suite on every core (pytest-xdist): see docs/performance.md ("The test suite's CPU").
     parallel = [] if any(a == "-n" or a.startswith("-n") for a in args) else ["-n", "auto"]
     proc = subprocess.run([str(PY), "-m", "pytest", *parallel, *args], cwd=ROOT)
     return proc.returncode

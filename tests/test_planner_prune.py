@@ -27,7 +27,7 @@ SMALL = ModelSpec(layers=12, hidden=2048, heads=16, seq=2048, vocab=50000, name=
 QUESTIONS = [
     (TINY, "dgx-h100", 16, 32, None),
     (SMALL, "dgx-a100", 32, 64, "microbatch=1"),
-    ("llama3-70b", "dgx-h100", 64, 64, "microbatch=1,zero=1,sp=1"),
+    ("llama3-70b", "dgx-h100", 32, 32, "microbatch=1,zero=1,sp=1"),
 ]
 
 

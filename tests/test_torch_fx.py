@@ -2,7 +2,7 @@
 
 The graphs are the four families of tests/torch_models.py at their tiny size,
 captured on CPU with the fake process group (seconds each, captured once per
-module); bench/bench_torch_fx.py runs the larger sizes.
+process by tests/torch_models.py); bench/bench_torch_fx.py runs the larger sizes.
 """
 
 import copy
@@ -180,6 +180,15 @@ def schedcc(*args):
                           timeout=300)
 
 
+def in_process(capsys, *args):
+    """``schedcc ARGS`` run by the CLI's own entry point in this process (exit code, output, errors):
+    a torch subprocess costs 4-8 s of CPU to import torch and torch.export before it reads a byte."""
+    from schedcc.cli import main
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     from schedcc.torch.capture import export
@@ -189,28 +198,28 @@ def saved(tmp_path_factory):
     return path
 
 
-def test_cli_reorders_a_saved_graph_and_writes_one_that_computes_the_same(saved, tmp_path):
+def test_cli_reorders_a_saved_graph_and_writes_one_that_computes_the_same(saved, tmp_path, capsys):
     out = tmp_path / "out.pt2"
-    r = schedcc("fx", saved, "--target", "h100-8x", "--group", "0=4", "-o", out)
-    assert r.returncode == 0, r.stderr
-    assert "original" in r.stdout and "schedcc" in r.stdout and f"wrote {out}" in r.stderr
-    rows = {line[:32].strip(): line[32:].split() for line in r.stdout.splitlines() if line.startswith("  ")}
+    code, stdout, stderr = in_process(capsys, "fx", saved, "--target", "h100-8x", "--group", "0=4", "-o", out)
+    assert code == 0, stderr
+    assert "original" in stdout and "schedcc" in stdout and f"wrote {out}" in stderr
+    rows = {line[:32].strip(): line[32:].split() for line in stdout.splitlines() if line.startswith("  ")}
     assert float(rows["any order (lower bound)"][-1]) <= float(rows["schedcc"][-1])  # exposed (us)
-    assert "  bound: " in r.stdout
+    assert "  bound: " in stdout
     before, after = torch.export.load(saved).graph_module, torch.export.load(out).graph_module
     after.graph.lint()
     assert spmd.compare(before, after, default_size=tm.WORLD) == []
 
 
-def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path):
+def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
     bad = tmp_path / "step.pt2"
     bad.write_text("not a graph\n")
     out = tmp_path / "out.pt2"
-    r = schedcc("fx", bad, "--target", "h100-8x", "-o", out)
-    assert r.returncode == 2 and "not a graph saved by torch.export.save" in r.stderr
-    assert "Traceback" not in r.stderr and not out.exists()
-    r = schedcc("fx", tmp_path / "missing.pt2", "--target", "h100-8x")
-    assert r.returncode == 2 and "no such file" in r.stderr
+    code, _, err = in_process(capsys, "fx", bad, "--target", "h100-8x", "-o", out)
+    assert code == 2 and "not a graph saved by torch.export.save" in err
+    assert "Traceback" not in err and not out.exists()
+    code, _, err = in_process(capsys, "fx", tmp_path / "missing.pt2", "--target", "h100-8x")
+    assert code == 2 and "no such file" in err
 
 
 MYSTERY_MODULE = """import torch
@@ -221,7 +230,7 @@ lib.impl("mystery", lambda x: torch.empty_like(x), "Meta")
 """
 
 
-def test_cli_a_custom_op_not_registered_is_named_and_import_loads_and_prices_it(mystery_op, tmp_path):
+def test_cli_a_custom_op_not_registered_is_named_and_import_loads_and_prices_it(mystery_op, tmp_path, capsys):
     """A saved graph with a custom op: without the module that registers it torch.export.load fails; the
     error names the op and the node (not "not a graph"), exit 2, nothing written; --import MODULE loads it
     and the op is priced from its tensor metadata."""
@@ -241,8 +250,8 @@ def test_cli_a_custom_op_not_registered_is_named_and_import_loads_and_prices_it(
                        timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert out.exists() and "mystery" in json.loads(r.stdout)["order"]
-    r = schedcc("fx", saved, "--target", "h100-8x", "--import", "no_such_module_here")
-    assert r.returncode == 2 and "--import no_such_module_here: cannot import it" in r.stderr
+    code, _, err = in_process(capsys, "fx", saved, "--target", "h100-8x", "--import", "no_such_module_here")
+    assert code == 2 and "--import no_such_module_here: cannot import it" in err
 
 
 def test_the_api_example_runs(capsys):
