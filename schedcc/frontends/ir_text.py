@@ -236,12 +236,12 @@ def _parser() -> tuple[Lark, _Lines]:
     # which keeps 100,000-line files fast.
     lines = _Lines("<input>")
     return Lark(_grammar_text(), parser="lalr", lexer="contextual",
-                transformer=lines, maybe_placeholders=True), lines
+                transformer=lines, maybe_placeholders=True, cache=True), lines
 
 
 @functools.lru_cache(maxsize=1)
 def _plain_parser() -> Lark:
-    return Lark(_grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True)
+    return Lark(_grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True, cache=True)
 
 
 def _describe_terminal(name: str, parser: Lark | None = None, words: dict[str, str] | None = None) -> str:
