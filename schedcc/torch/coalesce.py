@@ -139,7 +139,7 @@ def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0,
     *stream_weight* 1, the calls' time on the stream counts too (as in a step its
     communication bounds, where every call's latency lengthens the step, however well it
     fits the stream's gaps in the schedule planned from). Dynamic programming, O(n^2)."""
-    from schedcc.torch.rebucket import _fill
+    from schedcc.torch.rebucket import _fill, cuts_of
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
     need = need or [math.inf] * len(ready)
@@ -157,12 +157,7 @@ def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0,
             key = (end + g + late + stream_weight * (best[j][1] + c), best[j][1] + c)
             if best[i] is None or key < best[i][:2]:
                 best[i] = (*key, j, end, g, late)
-    cuts, i = [], n
-    while i > 0:
-        j = best[i][2]
-        cuts.append(sorted(idx[j:i]))
-        i = j
-    return cuts[::-1]
+    return cuts_of(best, idx)
 
 
 def need_ticks(step, end: list[int], dur: list[int]) -> list[float]:

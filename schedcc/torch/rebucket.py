@@ -245,7 +245,13 @@ def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[in
             key = (end + glue * calls, best[j][1] + c)
             if best[i] is None or key < best[i][:2]:
                 best[i] = (*key, j, end, calls)
-    cuts, i = [], n
+    return cuts_of(best, idx)
+
+
+def cuts_of(best: list, idx: list[int]) -> list[list[int]]:
+    """The groups of a cut found by dynamic programming: *best[i][2]* is where the last group of
+    the first *i* of *idx* begins. O(n)."""
+    cuts, i = [], len(idx)
     while i > 0:
         j = best[i][2]
         cuts.append(sorted(idx[j:i]))
