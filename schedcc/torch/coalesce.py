@@ -139,7 +139,7 @@ def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0,
     *stream_weight* 1, the calls' time on the stream counts too (as in a step its
     communication bounds, where every call's latency lengthens the step, however well it
     fits the stream's gaps in the schedule planned from). Dynamic programming, O(n^2)."""
-    from schedcc.torch.rebucket import _fill, cuts_of
+    from schedcc.torch.rebucket import fill_free, cuts_of
     idx = sorted(range(len(ready)), key=lambda k: (ready[k], k))
     n = len(idx)
     need = need or [math.inf] * len(ready)
@@ -152,7 +152,7 @@ def merge_groups(ready: list[int], cost, independent, busy=(), glue=lambda k: 0,
                 break  # a larger group holds this one's dependent pair too
             g = best[j][4] + glue(len(group))
             c = cost(group)
-            end = _fill(busy, max(best[j][3], r + g), c)
+            end = fill_free(busy, max(best[j][3], r + g), c)
             late = best[j][5] + max(0, end - min(need[k] for k in group))
             key = (end + g + late + stream_weight * (best[j][1] + c), best[j][1] + c)
             if best[i] is None or key < best[i][:2]:
@@ -246,7 +246,7 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     node that writes memory (the readers of the earlier results would move past it)."""
     from torch._guards import detect_fake_mode
     from schedcc.torch.fx_ops import written_args
-    from schedcc.torch.rebucket import _Maker, _positions, _topological
+    from schedcc.torch.rebucket import NodeMaker, graph_positions, resort
     graph = gm.graph
     singles = {s.name: s for s in find_singles(gm)}
     seen: set = set()
@@ -258,8 +258,8 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
             raise ValueError(f"a call mixes collectives that cannot share one: {call}")
     edges = [(p, r) for call in calls for a in call for p in singles[a].coll.all_input_nodes
              for b in call for r in singles[b].wait.users]
-    _topological(graph, check_only=True, extra=edges)
-    nodes, at = list(graph.nodes), _positions(graph)
+    resort(graph, check_only=True, extra=edges)
+    nodes, at = list(graph.nodes), graph_positions(graph)
     for call in calls:  # the readers of the earlier results move past this span: nothing in it may write
         span = sorted(at[singles[name].coll] for name in call)
         writer = next((n for n in nodes[span[0]:span[-1]] if written_args(n)), None)
@@ -268,8 +268,8 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     lines: dict = {}
     for call in calls:
         lines.setdefault(singles[call[0]].pool(), []).append(len(call))
-    make = _Maker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
-    pos = _positions(graph)
+    make = NodeMaker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
+    pos = graph_positions(graph)
     for call in calls:
         members = sorted((singles[name] for name in call), key=lambda s: pos[s.coll])
         with graph.inserting_before(members[-1].coll):
@@ -278,7 +278,7 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
             s.wait.replace_all_uses_with(out)
             graph.erase_node(s.wait)
             graph.erase_node(s.coll)
-    _topological(graph)
+    resort(graph)
     graph.lint()
     gm.recompile()
     return [f"{pool[0]}: {sum(ks)} collectives merged into {len(ks)} call{'s' if len(ks) != 1 else ''} "

@@ -241,7 +241,7 @@ def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[in
         for j in range(i):
             c = cost(prefix[i] - prefix[j])
             calls = best[j][4] + 1  # the glue of every call so far has delayed this one's pieces
-            end = _fill(busy, max(best[j][3], r + glue * calls), c)
+            end = fill_free(busy, max(best[j][3], r + glue * calls), c)
             key = (end + glue * calls, best[j][1] + c)
             if best[i] is None or key < best[i][:2]:
                 best[i] = (*key, j, end, calls)
@@ -249,8 +249,7 @@ def split_groups(ready: list[int], share: list[float], cost, busy: list[tuple[in
 
 
 def cuts_of(best: list, idx: list[int]) -> list[list[int]]:
-    """The groups of a cut found by dynamic programming: *best[i][2]* is where the last group of
-    the first *i* of *idx* begins. O(n)."""
+    """The groups of a dynamic programme's cut (*best[i][2]*: where the last of *i* begins). O(n)."""
     cuts, i = [], len(idx)
     while i > 0:
         j = best[i][2]
@@ -259,7 +258,7 @@ def cuts_of(best: list, idx: list[int]) -> list[list[int]]:
     return cuts[::-1]
 
 
-def _fill(busy: list[tuple[int, int]], t: int, c: int) -> int:
+def fill_free(busy: list[tuple[int, int]], t: int, c: int) -> int:
     """When *c* ticks of the stream's free time from *t* on have passed, *busy* taken."""
     for s, e in busy:
         if e <= t:
@@ -351,10 +350,10 @@ def apply(gm: fx.GraphModule, calls: list[list[tuple[str, int]]]) -> list[str]:
     for call in calls:
         if len({buckets[n].pool() for n, _ in call}) != 1:
             raise ValueError(f"a call mixes buckets that cannot share one: {sorted({n for n, _ in call})}")
-    _topological(graph, check_only=True, extra=_call_edges(calls, buckets))
-    make = _Maker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
+    resort(graph, check_only=True, extra=_call_edges(calls, buckets))
+    make = NodeMaker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
     outs = {name: [None] * len(buckets[name].pieces) for name in named}
-    last = max((buckets[n].coll for n in named), key=_positions(graph).get)
+    last = max((buckets[n].coll for n in named), key=graph_positions(graph).get)
     with graph.inserting_before(last):
         for k, call in enumerate(calls):
             _call(buckets, call, f"{call[0][0]}_c{k}", make, outs)
@@ -364,7 +363,7 @@ def apply(gm: fx.GraphModule, calls: list[list[tuple[str, int]]]) -> list[str]:
         for n in [b.wait, b.coll, *b.build]:
             if not n.users:
                 graph.erase_node(n)
-    _topological(graph)
+    resort(graph)
     graph.lint()
     gm.recompile()
     lines = []
@@ -413,11 +412,12 @@ def _call_edges(calls, buckets) -> list[tuple[fx.Node, fx.Node]]:
     return edges
 
 
-def _positions(graph: fx.Graph) -> dict:
+def graph_positions(graph: fx.Graph) -> dict:
+    """Each node's position in *graph*'s present order. O(n)."""
     return {n: k for k, n in enumerate(graph.nodes)}
 
 
-def _topological(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
+def resort(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
     """Put the graph's nodes in a topological order, each as early in the present order as it
     can be (placeholders first, the output last); with *check_only*, only check that one exists
     with the *extra* (source, reader) edges. Raises ValueError on a cycle. The order is
@@ -444,7 +444,7 @@ def _topological(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
             output.prepend(n)
 
 
-class _Maker:
+class NodeMaker:
     """Creates nodes with their fake values (``meta['val']``, what pricing reads)."""
 
     def __init__(self, graph: fx.Graph, mode):
@@ -458,7 +458,7 @@ class _Maker:
         return node
 
 
-def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: _Maker) -> None:
+def _rewire(graph: fx.Graph, b: Bucket, piece_out: list, make: NodeMaker) -> None:
     """Every reader of the bucket's result reads the pieces' new outputs (module docstring)."""
     whole = []
 
