@@ -3,8 +3,6 @@ real captured graphs, splits and merges that keep every output bit for bit, the 
 choice of calls, reorder(rebucket=True) and the command line."""
 
 import copy
-import subprocess
-import sys
 
 import pytest
 
@@ -122,20 +120,26 @@ def test_reorder_rebuckets_only_when_asked_and_only_when_the_step_is_shorter():
     assert st.reorder(same, "h100-8x", groups={"0": 8}, rebucket=True).rebucketed == ()
 
 
-def test_cli_rebuckets_and_writes_a_graph_that_computes_the_same(tmp_path):
+def test_cli_rebuckets_and_writes_a_graph_that_computes_the_same(tmp_path, capsys):
+    """``schedcc fx --rebucket`` by the CLI's own entry point in this process (``python -m schedcc`` calls
+    the same ``main``; real subprocess runs of ``schedcc fx`` stay in test_torch_fx and test_torch_user):
+    a subprocess cost 28 s of CPU here, most of it importing torch and its serialiser again."""
+    from schedcc.cli import main
     from schedcc.torch.capture import export
     gm, inputs = graph("fsdp", inputs=True)
     saved, out = tmp_path / "fsdp.pt2", tmp_path / "out.pt2"
-    torch.export.save(export(gm, inputs), saved)
-    r = subprocess.run([sys.executable, "-m", "schedcc", "fx", saved, "--target", "h100-8x", "--group", "0=4",
-                        "--estimates", "inductor", "--rebucket", "-o", out], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stderr
+    program = export(gm, inputs)
+    torch.export.save(program, saved)
+    code = main(["fx", str(saved), "--target", "h100-8x", "--group", "0=4", "--estimates", "inductor",
+                 "--rebucket", "-o", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
     # the tiny graph's three reduce-scatters are all latency: one call (the export's graph, as saved);
     # its five all-gathers are merged in a second round (schedcc.torch.coalesce)
-    assert "  re-bucketed: round 1: reduce_scatter: 3 buckets of 26 pieces in 1 calls (26)" in r.stdout
-    assert "  re-bucketed: round 2: all_gather: 5 collectives merged into 1 call (5)" in r.stdout
-    before, after = torch.export.load(saved).graph_module, torch.export.load(out).graph_module
+    assert "  re-bucketed: round 1: reduce_scatter: 3 buckets of 26 pieces in 1 calls (26)" in stdout
+    assert "  re-bucketed: round 2: all_gather: 5 collectives merged into 1 call (5)" in stdout
+    # the graph the CLI read is the one exported (and saved): compared with what it wrote
+    before, after = program.graph_module, torch.export.load(out).graph_module
     after.graph.lint()
     assert collectives(after, _C.reduce_scatter_tensor.default) == 1
     assert spmd.compare(before, after, default_size=tm.WORLD) == []
