@@ -370,12 +370,13 @@ def step_graph(cand, settings, cluster, model, lists, durations, stage_params, s
             dep(tied[r], o)
         if sh.gather == "step":
             for s in stages:
-                size = stage_params[s] * 2 / settings.buckets
-                t, use = cluster.collective_time("allgather", size, *group), NicUse(_nic_load(
-                    cluster, "allgather", size, *group), (r,))
                 if sh.gather_broadcast:
                     t, load = param_broadcasts(cand, cluster, model, stage_params, s, n_stages)
                     t, use = t / settings.buckets, NicUse(load, (r,))
+                else:
+                    size = stage_params[s] * 2 / settings.buckets
+                    t, use = cluster.collective_time("allgather", size, *group), NicUse(_nic_load(
+                        cluster, "allgather", size, *group), (r,))
                 gathers = [node(f"gather{s}.{j}", f"r{r}:dp", t, use) for j in range(settings.buckets)]
                 if settings.param_gather_overlap:
                     fs = first_f[s]

@@ -181,9 +181,7 @@ class Cluster:
             return _flat(kind, size, n, bn, an, self.inter_algorithm)
         if kind == "allreduce":
             return _flat("allreduce", size / k, n, bn, an, self.inter_algorithm)
-        if kind in ("allgather", "reduce_scatter"):
-            return _flat(kind, size / k, n, bn, an, "ring")
-        if kind == "broadcast":   # the chain's n - 1 node crossings, its bytes over the k devices' NICs
+        if kind in ("allgather", "reduce_scatter", "broadcast"):  # broadcast: the chain's n - 1 node crossings
             return _flat(kind, size / k, n, bn, an, "ring")
         return _flat(kind, size * (n - 1) / n, n * k, bn, an, "ring")
 
@@ -191,15 +189,15 @@ class Cluster:
         """Intra-node phase over k devices, inter-node phase over n nodes on size/k bytes
         (each device drives its own NIC), then the intra-node phase back."""
         bi, ai = self._intra()
+        if kind == "broadcast":   # NCCL's ring: one pipelined chain through the n k devices, node by node
+            bn, an = self._inter()
+            return n * (k - 1) * ai + (n - 1) * an + max(size / bi, size / (k * bn))
         inter = self._inter_phase(kind, size, k, n)
         half_intra = _flat("allgather", size, k, bi, ai, "ring")
         if kind == "allreduce":
             return 2 * half_intra + inter
         if kind in ("allgather", "reduce_scatter"):
             return half_intra + inter
-        if kind == "broadcast":   # NCCL's ring: one pipelined chain through the n k devices, node by node
-            bn, an = self._inter()
-            return n * (k - 1) * ai + (n - 1) * an + max(size / bi, size / (k * bn))
         # alltoall, reduce: bounded by the slower level
         return max(_flat(kind, size, k, bi, ai, "ring"), inter)
 
