@@ -24,9 +24,8 @@ import torch.fx as fx
 
 from schedcc._perf import paused_gc
 from schedcc.errors import SchedccError
+from schedcc.torch.inductor import ESTIMATES, durations  # noqa: F401  (durations: part of this module's API)
 from schedcc.training.result import StepResult
-
-ESTIMATES = ("schedcc", "inductor")
 REBUCKET_ROUNDS = 4  # plans of re-bucketing, each from the schedule of the one before, at most
 
 
@@ -62,17 +61,6 @@ def target_of(cluster):
     target = cluster if isinstance(cluster, Target) else load_target(cluster)
     cluster_of(target)  # a clear error for a model that is not a cluster
     return target
-
-
-def durations(step, estimates: str = "schedcc") -> list[int]:
-    """Every node's ticks under schedcc's cost model or Inductor's estimates."""
-    if estimates == "schedcc":
-        from schedcc.torch.fx_graph import schedcc_durations
-        return schedcc_durations(step)
-    if estimates == "inductor":
-        from schedcc.torch.inductor import inductor_durations
-        return inductor_durations(step)
-    raise SchedccError(f"unknown estimates '{estimates}'", notes=[f"choose one of: {', '.join(ESTIMATES)}"])
 
 
 def reorder(gm: fx.GraphModule | fx.Graph, cluster="h100-8x", *, groups: dict[str, int] | None = None,

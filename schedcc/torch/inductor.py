@@ -78,6 +78,19 @@ def _datasheet(target):
         rt.get_device_tflops, rt.get_gpu_dram_gbps = saved
 
 
+ESTIMATES = ("schedcc", "inductor")
+
+
+def durations(step, estimates: str = "schedcc") -> list[int]:
+    """Every node's ticks under schedcc's cost model or Inductor's estimates."""
+    if estimates == "schedcc":
+        from schedcc.torch.fx_graph import schedcc_durations
+        return schedcc_durations(step)
+    if estimates == "inductor":
+        return inductor_durations(step)
+    raise SchedccError(f"unknown estimates '{estimates}'", notes=[f"choose one of: {', '.join(ESTIMATES)}"])
+
+
 def inductor_durations(step) -> list[int]:
     """Ticks of every node under Inductor's estimates (module docstring)."""
     from torch._inductor.fx_passes.overlap_scheduling import estimate_roofline_runtime_ms
@@ -256,11 +269,8 @@ def overlap_bucketed(step, estimates: str):
     (``schedule_overlap_bucketing(collective_bucketing=True)``, the overlap-preserving bucketer)
     on a copy of the graph, its runtimes those of *estimates*; the bucketed graph's own order run
     under the same estimates: its :class:`~schedcc.training.result.StepResult`."""
-    from schedcc.torch.fx_graph import build_step, schedcc_durations
+    from schedcc.torch.fx_graph import build_step
     from schedcc.torch.fx_order import current_order, simulate
-
-    def durations(s, est):
-        return schedcc_durations(s) if est == "schedcc" else inductor_durations(s)
     gm = _run_overlap_scheduler(step, durations(step, estimates), bucketing=True)
     gm.graph.lint()
     new = build_step(gm, step.target, dict(step.groups), step.source)
@@ -278,14 +288,11 @@ def compare_orders(step, estimates: tuple[str, ...] = ("schedcc", "inductor"), e
     """The original order, Inductor's (:data:`PEERS`) and schedcc's, each run under each of
     *estimates*: one row per (estimates, order) with ``step_us``, ``exposed_us``, ``comm_us``
     and ``error`` (an order that breaks a dependence of the graph is reported, not run)."""
-    from schedcc.torch.fx_graph import schedcc_durations
     from schedcc.torch.fx_best import best_order
     from schedcc.torch.fx_order import BrokenOrder, current_order, simulate
     rows = []
     for est in estimates:
-        if est not in ("schedcc", "inductor"):
-            raise SchedccError(f"unknown estimates '{est}'", notes=["choose one of: schedcc, inductor"])
-        dur = schedcc_durations(step) if est == "schedcc" else inductor_durations(step)
+        dur = durations(step, est)
         results = [("original", simulate(step, current_order(step), dur, "original"))]
         for name in PEERS:
             try:
