@@ -99,17 +99,17 @@ def find_singles(gm: fx.GraphModule) -> list[Single]:
     """The collectives of *gm* that :func:`apply` can merge, in graph order: an op of
     :data:`KINDS` on one contiguous tensor of static shape, read only by its ``wait_tensor``,
     and not a bucket :mod:`schedcc.torch.rebucket` re-plans."""
-    from schedcc.torch.rebucket import find_buckets
+    from schedcc.torch.rebucket import find_buckets, wait_of
     buckets = {b.coll for b in find_buckets(gm)}
     out = []
     for n in gm.graph.nodes:
         kind = KINDS.get(n.target) if n.op == "call_function" else None
-        if kind is None or n in buckets or len(n.users) != 1:
+        if kind is None or n in buckets:
             continue
-        wait = next(iter(n.users))
+        wait = wait_of(n)
         x = n.args[0]
         val = x.meta.get("val") if isinstance(x, fx.Node) else None
-        if wait.target != _C.wait_tensor.default or not isinstance(val, torch.Tensor) or n.kwargs:
+        if wait is None or not isinstance(val, torch.Tensor) or n.kwargs:
             continue
         try:
             shape = tuple(int(d) for d in val.shape)
@@ -175,17 +175,12 @@ def need_ticks(step, end: list[int], dur: list[int]) -> list[float]:
 
 
 def _ancestors(step) -> list[int]:
-    """Each scheduled node's ancestors through every dependence of *step*, as a bitset."""
-    preds: list[list[int]] = [[] for _ in range(len(step))]
-    for s, t, _ in step.deps:
-        preds[t].append(s)
-    anc = [0] * len(step)
-    for t in range(len(step)):  # the graph's order is topological
-        a = 0
-        for s in preds[t]:
-            a |= anc[s] | (1 << s)
-        anc[t] = a
-    return anc
+    """Each scheduled node's ancestors through every dependence of *step*, as a bitset (bit i:
+    node i), by :func:`schedcc.torch.fx_bound._closure` over the graph's order, a topological one."""
+    from schedcc.torch.fx_bound import _closure
+    from schedcc.torch.fx_streams import _preds
+    everyone = range(len(step))
+    return _closure(everyone, _preds(step), dict(zip(everyone, everyone)))
 
 
 def plan(step, dur: list[int], end: list[int], estimates: str, stream_weight: int = 0) -> list[list[str]]:
@@ -259,9 +254,9 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     edges = [(p, r) for call in calls for a in call for p in singles[a].coll.all_input_nodes
              for b in call for r in singles[b].wait.users]
     resort(graph, check_only=True, extra=edges)
-    nodes, at = list(graph.nodes), graph_positions(graph)
+    nodes, pos = list(graph.nodes), graph_positions(graph)
     for call in calls:  # the readers of the earlier results move past this span: nothing in it may write
-        span = sorted(at[singles[name].coll] for name in call)
+        span = sorted(pos[singles[name].coll] for name in call)
         writer = next((n for n in nodes[span[0]:span[-1]] if written_args(n)), None)
         if writer is not None:
             raise ValueError(f"'{writer.name}' writes memory between the collectives of {call}")
@@ -269,7 +264,6 @@ def apply(gm: fx.GraphModule, calls: list[list[str]]) -> list[str]:
     for call in calls:
         lines.setdefault(singles[call[0]].pool(), []).append(len(call))
     make = NodeMaker(graph, detect_fake_mode([n.meta.get("val") for n in graph.nodes]))
-    pos = graph_positions(graph)
     for call in calls:
         members = sorted((singles[name] for name in call), key=lambda s: pos[s.coll])
         with graph.inserting_before(members[-1].coll):

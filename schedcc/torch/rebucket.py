@@ -123,7 +123,8 @@ def _only_user(n: fx.Node) -> fx.Node | None:
     return users[0] if len(users) == 1 else None
 
 
-def _wait_of(coll: fx.Node) -> fx.Node | None:
+def wait_of(coll: fx.Node) -> fx.Node | None:
+    """The collective's ``wait_tensor`` when that is its only reader, else None."""
     user = _only_user(coll)
     return user if user is not None and user.target == _C.wait_tensor.default else None
 
@@ -145,7 +146,7 @@ def find_buckets(gm: fx.GraphModule) -> list[Bucket]:
 
 
 def _all_reduce_bucket(coll: fx.Node) -> Bucket | None:
-    wait = _wait_of(coll)
+    wait = wait_of(coll)
     if wait is None:
         return None
     chain, x = [], coll.args[0]
@@ -175,7 +176,7 @@ def _all_reduce_bucket(coll: fx.Node) -> Bucket | None:
 
 
 def _reduce_scatter_bucket(coll: fx.Node) -> Bucket | None:
-    wait = _wait_of(coll)
+    wait = wait_of(coll)
     buf = coll.args[0]
     if wait is None or not isinstance(buf, fx.Node) or buf.target is not _getitem or _only_user(buf) is not coll:
         return None
@@ -423,8 +424,7 @@ def resort(graph: fx.Graph, check_only: bool = False, extra=()) -> None:
     with the *extra* (source, reader) edges. Raises ValueError on a cycle. The order is
     :func:`~schedcc.torch.fx_order.keyed_topological_order`'s, keyed by the present position."""
     from schedcc.torch.fx_order import keyed_topological_order
-    nodes = list(graph.nodes)
-    pos = {n: k for k, n in enumerate(nodes)}
+    nodes, pos = list(graph.nodes), graph_positions(graph)
     succ: list[list] = [[] for _ in nodes]
     for n in nodes:
         for m in n.all_input_nodes:
