@@ -86,3 +86,13 @@ def test_json_output_file_and_svg(capsys, tmp_path):
     data = json.loads(report.read_text())
     assert data["searched"] == len(data["candidates"]) and "infeasible" in data and "flop_formula" in data
     assert ET.parse(svg).getroot().tag.endswith("svg")
+
+
+def test_the_planner_cluster_list_is_every_shipped_cluster_with_the_planners_fields():
+    # PLANNER_CLUSTERS is what `plan` and `calibrate` name when a target lacks the planner's fields:
+    # it must be exactly the shipped cluster models that have them
+    from schedcc.target.load import list_targets
+    from schedcc.training.costs import PLANNER_CLUSTERS, cluster_of
+    shipped = {t.name for t in list_targets() if t.domain == "cluster"
+               and cluster_of(t).memory_capacity and cluster_of(t).compute_units}
+    assert set(PLANNER_CLUSTERS) == shipped

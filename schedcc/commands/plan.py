@@ -8,6 +8,7 @@ import sys
 
 from schedcc.commands.values import size, whole
 from schedcc.errors import SchedccError
+from schedcc.training.costs import PLANNER_CLUSTERS
 
 HELP = "search dp/tp/pp/cp, microbatching, ZeRO and recomputation for a model on a cluster"
 DESCRIPTION = """\
@@ -32,7 +33,7 @@ examples:
   schedcc plan gpt3-175b --gpus 64 --global-batch 64 --target a100 --format json --ray auto"""
 
 
-PLANNER_TARGETS = ("the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster, mi250x-cluster (docs/planner.md; "
+PLANNER_TARGETS = (f"the planner's cluster models: {', '.join(PLANNER_CLUSTERS)} (docs/planner.md; "
                    "they add memory_capacity and the kernel model to [cluster])")
 
 
@@ -42,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="'transformer' (give its sizes) or a named model: " + ", ".join(preset_names()))
     parser.add_argument("--gpus", type=size("gpus"), required=True, help="devices to use (the node count follows)")
     parser.add_argument("--global-batch", type=size("global_batch"), required=True, help="sequences per optimizer step")
-    parser.add_argument("-t", "--target", required=True, help="cluster model: dgx-h100, dgx-a100, ascend910b-cluster, mi250x-cluster")
+    parser.add_argument("-t", "--target", required=True, help="cluster model: " + ", ".join(PLANNER_CLUSTERS))
     parser.add_argument("--fix", metavar="K=V,...", action="append",
                         help="pin dimensions: dp, tp, pp, cp, virtual, microbatch, schedule, zero, recompute "
                              "(none, selective, full, partial), recompute_layers (per model chunk, with partial), sp, "

@@ -52,7 +52,7 @@ import time
 from dataclasses import dataclass, field, replace
 from schedcc.errors import SchedccError
 from schedcc.target import Target, load_target
-from schedcc.training.costs import Cluster, apply_overrides, cluster_of
+from schedcc.training.costs import PLANNER_CLUSTERS, Cluster, apply_overrides, cluster_of
 
 MIN_SENSITIVITY = 0.02       # d log(step) / d log(constant) below this: the runs cannot see the constant
 EFFICIENCIES = ("gemm_efficiency", "attention_efficiency", "memory_efficiency")
@@ -201,7 +201,7 @@ def base_cluster(inp) -> tuple[Cluster, Target]:
     target = load_target(inp.base)
     if target.domain != "cluster":
         raise SchedccError(f"{inp.path}: base '{inp.base}' is not a cluster model",
-                           notes=["the planner's cluster models: dgx-a100, dgx-h100, ascend910b-cluster, mi250x-cluster"])
+                           notes=["the planner's cluster models: " + ", ".join(PLANNER_CLUSTERS)])
     try:
         target = apply_overrides(target, inp.overrides)
     except SchedccError as err:
@@ -213,7 +213,7 @@ def base_cluster(inp) -> tuple[Cluster, Target]:
     c = cluster_of(target)
     if not c.memory_capacity or not c.compute_units:
         raise SchedccError(f"{inp.path}: base '{inp.base}' lacks the planner's fields (memory_capacity, compute_units)",
-                           notes=["start from dgx-a100, dgx-h100, ascend910b-cluster or mi250x-cluster"])
+                           notes=[f"start from {', '.join(PLANNER_CLUSTERS[:-1])} or {PLANNER_CLUSTERS[-1]}"])
     return c, target
 
 

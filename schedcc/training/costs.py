@@ -415,6 +415,11 @@ def parse_tiles(value, where: str) -> tuple:
     return tuple(out)
 
 
+# The shipped cluster models that carry the planner's fields (memory_capacity, compute_units and
+# the kernel model): what `schedcc plan` and `schedcc calibrate` name when a target lacks them.
+PLANNER_CLUSTERS = ("dgx-a100", "dgx-h100", "ascend910b-cluster", "mi250x-cluster")
+
+
 def cluster_of(target: Target) -> Cluster:
     if not is_cluster_target(target):
         raise SchedccError(f"target '{target.name}' is not a cluster model (it has no [cluster] table)",
